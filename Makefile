@@ -1,0 +1,74 @@
+# The book's commands.  `make book` and `make test` work on a fresh machine:
+# they create .venv and install requirements.txt when needed.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# One BLAS/OpenMP thread: printed numbers must not depend on thread count.
+THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_THREADS=1 PYTHONHASHSEED=0
+NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
+JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
+
+.PHONY: help install book test unit nbval nbval-2threads build-check notebooks student serve clean bench
+
+help:
+	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
+	@echo "make test       run every test: unit, notebook sync, student edition, nbval, -W build, browser"
+	@echo "make notebooks  re-execute chapters whose notebook no longer matches its .md; regenerate student notebooks"
+	@echo "make student    regenerate the student notebooks only"
+	@echo "make serve      serve _build/html on http://127.0.0.1:8000"
+	@echo "make bench      run the benchmarks against scikit-learn"
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade --quiet pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip check
+	touch $(STAMP)
+
+install: $(STAMP)
+
+book: $(STAMP)
+	$(JB_BUILD)
+	@echo "The book is at file://$(CURDIR)/_build/html/index.html (or run: make serve)"
+
+test: $(STAMP)
+	$(THREADS) $(PY) -m pytest
+	$(MAKE) nbval
+	$(MAKE) build-check
+
+unit: $(STAMP)
+	$(THREADS) $(PY) -m pytest
+
+nbval: $(STAMP)
+	$(THREADS) $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
+
+# The same comparison with two BLAS threads: rounded printing must hide thread-count noise.
+nbval-2threads: $(STAMP)
+	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 MKL_NUM_THREADS=2 PYTHONHASHSEED=0 \
+	  $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
+
+build-check: $(STAMP)
+	$(JB_BUILD)
+
+notebooks: $(STAMP)
+	$(THREADS) $(PY) tools/book.py execute
+	$(PY) tools/student.py
+
+student: $(STAMP)
+	$(PY) tools/student.py
+
+serve:
+	@echo "Serving _build/html on http://127.0.0.1:8000 (Ctrl-C to stop)"
+	$(PY) -m http.server --directory _build/html --bind 127.0.0.1 8000
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_mixture.py
+	$(PY) benchmarks/bench_discriminant.py
+
+clean:
+	rm -rf _build

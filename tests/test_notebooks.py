@@ -1,0 +1,101 @@
+"""The pipeline's own guarantees: sources and notebooks travel together.
+
+* every chapter source has an executed notebook that matches it cell for cell;
+* every chapter starts with the Colab/Binder set-up cell, pinned to the
+  version in pyproject.toml and the repository URL in _config.yml;
+* committed notebooks carry no timestamps or timing metadata;
+* every chapter notebook is in the table of contents.
+
+nbval (run by `make test` after this file) checks that the outputs reproduce.
+"""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import book  # noqa: E402  (tools/book.py)
+
+SOURCES = book.chapter_sources()
+IDS = [p.stem for p in SOURCES]
+
+
+def _toc_files():
+    return re.findall(r"file:\s*(\S+)", (ROOT / "_toc.yml").read_text())
+
+
+def test_toc_entries_exist():
+    entries = _toc_files()
+    assert "chapters/intro" in (ROOT / "_toc.yml").read_text()
+    for entry in entries:
+        md = ROOT / f"{entry}.md"
+        assert md.exists(), f"_toc.yml lists {entry} but {md.relative_to(ROOT)} does not exist"
+        if md in SOURCES:
+            assert md.with_suffix(".ipynb").exists(), f"{entry}.ipynb is missing: run `make notebooks`"
+
+
+@pytest.mark.parametrize("md", SOURCES, ids=IDS)
+def test_notebook_matches_source(md):
+    problem = book.sync_problem(md)
+    assert problem is None, problem
+
+
+@pytest.mark.parametrize("md", SOURCES, ids=IDS)
+def test_first_code_cell_is_the_setup_cell(md):
+    nb = book.read_source(md)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code, f"{md.name} has no code cell"
+    assert code[0].source.strip() == book.bootstrap_source().strip(), (
+        f"{md.name}: the first code cell is not the set-up cell; run `python tools/book.py bootstrap --fix`"
+    )
+    assert "bootstrap" in code[0].metadata.get("tags", [])
+
+
+def test_setup_cell_pins_the_declared_version_and_repository():
+    src = book.bootstrap_source()
+    assert f"@v{book.lib_version()}" in src
+    assert book.repository_url() in src
+    assert "@main" not in src and "@master" not in src
+
+
+@pytest.mark.parametrize("md", SOURCES, ids=IDS)
+def test_notebook_has_no_timing_metadata(md):
+    raw = book.notebook_path(md).read_text()
+    nb = json.loads(raw)
+    for cell in nb["cells"]:
+        assert "execution" not in cell.get("metadata", {}), f"{md.stem}: timing metadata in cell {cell.get('id')}"
+        assert re.fullmatch(r"cell-\d{3}", cell.get("id", "")), f"{md.stem}: unstable cell id {cell.get('id')}"
+    assert nb["metadata"].get("language_info") == {"name": "python"}
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", raw), f"{md.stem}: a timestamp is committed"
+
+
+@pytest.mark.parametrize("md", SOURCES, ids=IDS)
+def test_code_cells_were_executed(md):
+    nb = json.loads(book.notebook_path(md).read_text())
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    counts = [c["execution_count"] for c in code]
+    assert counts == list(range(1, len(code) + 1)), f"{md.stem}: not executed top to bottom in one run"
+    errors = [o for c in code for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors, f"{md.stem}: a committed output is an error"
+
+
+def test_every_chapter_is_in_the_toc():
+    toc = (ROOT / "_toc.yml").read_text()
+    for md in SOURCES:
+        assert f"chapters/{md.stem}" in toc, f"{md.name} is not listed in _toc.yml"
+
+
+def test_sync_check_detects_an_edited_source(tmp_path, monkeypatch):
+    # A chapter whose .md was edited without `make notebooks` must be reported.
+    md = SOURCES[0]
+    copy_md = tmp_path / md.name
+    copy_md.write_text(md.read_text() + "\n\nAn added paragraph.\n")
+    (tmp_path / md.with_suffix(".ipynb").name).write_text(book.notebook_path(md).read_text())
+    monkeypatch.setattr(book, "ROOT", tmp_path)
+    problem = book.sync_problem(copy_md)
+    assert problem is not None and md.with_suffix(".ipynb").name in problem

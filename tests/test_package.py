@@ -1,0 +1,80 @@
+"""The package `lib` as software: installable, versioned, layered."""
+
+import ast
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import lib
+
+ROOT = Path(__file__).resolve().parents[1]
+LIB = ROOT / "lib"
+
+
+def test_import_from_any_folder(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-c", "import lib, lib.gaussian; print(lib.__version__)"],
+        cwd=tmp_path, capture_output=True, text=True, check=True,
+    )
+    assert out.stdout.strip() == lib.__version__
+
+
+def test_version_matches_pyproject():
+    declared = re.search(r'^version\s*=\s*"([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    assert lib.__version__ == declared
+
+
+@pytest.mark.parametrize("name", lib.SUBMODULES)
+def test_submodules_load_lazily(name):
+    module = getattr(lib, name)
+    assert module.__name__ == f"lib.{name}"
+
+
+def _imports(path):
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            names.add(base)
+            names.update(f"{base}.{a.name}" if node.level and not node.module else base for a in node.names)
+    return names
+
+
+MODULES = sorted(p for p in LIB.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(LIB)) for p in MODULES])
+def test_layering(path):
+    """Arrows point one way: model code never imports plotting or checks; only plotting imports matplotlib."""
+    names = _imports(path)
+    rel = path.relative_to(LIB).as_posix()
+    uses_mpl = any(n == "matplotlib" or n.startswith("matplotlib.") for n in names)
+    if rel != "plotting.py":
+        assert not uses_mpl, f"lib/{rel} imports matplotlib; only lib/plotting.py may"
+    if not rel.startswith("checks/") and rel not in ("plotting.py", "__init__.py"):
+        bad = [n for n in names if re.search(r"(^|\.)(plotting|checks)($|\.)", n)]
+        assert not bad, f"lib/{rel} imports {bad}: model code must not depend on plotting or checks"
+    for n in names:
+        assert not re.match(r"(chapters|tests|benchmarks|tools)(\.|$)", n), f"lib/{rel} imports {n}"
+
+
+def test_model_modules_import_without_matplotlib(tmp_path):
+    # Model code must work where matplotlib is absent: block it and import everything else.
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "import lib\n"
+        "for name in lib.SUBMODULES:\n"
+        "    if name != 'plotting':\n"
+        "        __import__('lib.' + name)\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ)
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr

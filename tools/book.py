@@ -1,0 +1,251 @@
+"""Build tools for the book's notebooks.
+
+    python tools/book.py execute [--all] [chapters/NN_name.md ...]
+    python tools/book.py check-sync
+    python tools/book.py bootstrap [--fix]
+
+``execute`` turns each MyST Markdown chapter (the source) into its executed
+notebook ``chapters/NN_name.ipynb``: one BLAS/OpenMP thread, stable cell ids,
+no timestamps or timing metadata, so that re-executing an unchanged chapter
+rewrites no byte.  Without ``--all`` it executes only chapters whose notebook
+is missing or no longer matches its source.
+
+``check-sync`` lists every chapter whose notebook does not match its source
+(exit status 1 if any), naming the file.
+
+``bootstrap`` checks that every chapter's first code cell is the Colab/Binder
+set-up cell built from ``_config.yml`` (repository URL) and ``pyproject.toml``
+(version); ``--fix`` rewrites it in the sources.
+"""
+
+import argparse
+import copy
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = ROOT / "chapters"
+
+# One thread for every numeric library, set before any kernel starts: printed
+# results must not depend on how a BLAS splits its sums.
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def pin_threads(n=1):
+    for var in THREAD_VARS:
+        os.environ.setdefault(var, str(n))
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+
+
+# ---------------------------------------------------------------- settings --
+
+def repository_url():
+    """The repository URL, read from its one home in ``_config.yml``."""
+    text = (ROOT / "_config.yml").read_text()
+    match = re.search(r"^repository:\s*\n(?:[ \t]+.*\n)*?[ \t]+url:\s*(\S+)", text, re.M)
+    if not match:
+        raise SystemExit("_config.yml has no repository: url: entry")
+    return match.group(1).rstrip("/")
+
+
+def repository_branch():
+    text = (ROOT / "_config.yml").read_text()
+    match = re.search(r"^repository:\s*\n(?:[ \t]+.*\n)*?[ \t]+branch:\s*(\S+)", text, re.M)
+    return match.group(1) if match else "main"
+
+
+def lib_version():
+    """The version of ``lib`` declared in ``pyproject.toml``."""
+    text = (ROOT / "pyproject.toml").read_text()
+    match = re.search(r'^version\s*=\s*"([^"]+)"', text, re.M)
+    if not match:
+        raise SystemExit("pyproject.toml has no version")
+    return match.group(1)
+
+
+def bootstrap_source():
+    """The first code cell of every chapter: install ``lib`` where it is missing.
+
+    On Colab (and anywhere ``lib`` is not installed) it installs the release
+    of ``lib`` this book version was written for, from the tag ``v<version>``,
+    never from a moving branch; where ``lib`` imports it does nothing.
+    """
+    url = repository_url()
+    return (
+        "# Set-up for Colab and Binder: install the companion library `lib` (the release\n"
+        "# this page was written for) when it is not installed yet; elsewhere do nothing.\n"
+        "import importlib.util, subprocess, sys\n"
+        'if importlib.util.find_spec("lib") is None or importlib.util.find_spec("lib.gaussian") is None:\n'
+        "    subprocess.run([sys.executable, \"-m\", \"pip\", \"install\", \"-q\",\n"
+        f'                    "genmodels-lib @ git+{url}@v{lib_version()}"], check=True)'
+    )
+
+
+# ---------------------------------------------------------------- notebooks --
+
+def chapter_sources():
+    """Every MyST-notebook source under chapters/ (files with a jupytext header)."""
+    return sorted(p for p in CHAPTERS.glob("*.md") if "jupytext:" in p.read_text()[:400])
+
+
+def notebook_path(md):
+    return Path(md).with_suffix(".ipynb")
+
+
+def read_source(md):
+    """Parse a MyST chapter into a notebook with stable ids and metadata."""
+    import jupytext
+
+    nb = jupytext.read(md, fmt="md:myst")
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i:03d}"
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+        "jupytext": {"formats": "md:myst", "text_representation": {"extension": ".md", "format_name": "myst"}},
+    }
+    return nb
+
+
+def _structure(nb):
+    """What must agree between a source and its notebook: cell kinds, text, metadata."""
+    out = []
+    for cell in nb.cells:
+        meta = {k: v for k, v in cell.get("metadata", {}).items() if k not in ("execution", "collapsed", "scrolled")}
+        out.append((cell["cell_type"], cell["source"].strip(), repr(sorted(meta.items()))))
+    return out
+
+
+def sync_problem(md):
+    """``None`` when ``md``'s notebook matches it, else a sentence saying what differs."""
+    import nbformat
+
+    ipynb = notebook_path(md)
+    rel = ipynb.relative_to(ROOT)
+    if not ipynb.exists():
+        return f"{rel} is missing: run `make notebooks` and commit it."
+    want = _structure(read_source(md))
+    have = _structure(nbformat.read(ipynb, as_version=4))
+    if want == have:
+        return None
+    if len(want) != len(have):
+        return (f"{rel} has {len(have)} cells but {md.relative_to(ROOT)} has {len(want)}: "
+                "the source changed without `make notebooks`.")
+    for i, (w, h) in enumerate(zip(want, have)):
+        if w != h:
+            return (f"{rel} cell {i} ({h[0]}) differs from {md.relative_to(ROOT)}: "
+                    "the source changed without `make notebooks`.")
+    return f"{rel} differs from its source."
+
+
+def _clean_outputs(nb):
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            for out in cell.get("outputs", []):
+                out.get("metadata", {}).pop("execution", None)
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata.pop("widgets", None)
+    return nb
+
+
+def execute(md, timeout=600):
+    """Execute ``md`` and write its notebook; return (seconds, changed)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    pin_threads(1)
+    nb = read_source(md)
+    start = time.perf_counter()
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(CHAPTERS)}},
+        record_timing=False,
+    )
+    client.execute()
+    seconds = time.perf_counter() - start
+    _clean_outputs(nb)
+    text = nbformat.writes(nb) + "\n"
+    target = notebook_path(md)
+    changed = not target.exists() or target.read_text() != text
+    if changed:
+        target.write_text(text)
+    return seconds, changed
+
+
+# ---------------------------------------------------------------- bootstrap --
+
+def bootstrap_problems(fix=False):
+    want = bootstrap_source()
+    problems = []
+    for md in chapter_sources():
+        nb = read_source(md)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        if code and code[0].source.strip() == want.strip():
+            continue
+        if not fix:
+            problems.append(f"{md.relative_to(ROOT)}: the first code cell is not the set-up cell "
+                            "(run `python tools/book.py bootstrap --fix`).")
+            continue
+        text = md.read_text()
+        block = "```{code-cell} ipython3\n:tags: [bootstrap, remove-cell]\n" + want + "\n```\n"
+        first = re.search(r"```\{code-cell\}[^\n]*\n(?::tags:[^\n]*\n)?(.*?)\n```\n", text, re.S)
+        if first and "Set-up for Colab" in first.group(0):
+            text = text[: first.start()] + block + text[first.end():]
+        else:
+            # Insert right after the title line.
+            title = re.search(r"^# .*\n", text, re.M)
+            at = title.end() if title else 0
+            text = text[:at] + "\n" + block + text[at:]
+        md.write_text(text)
+        print(f"rewrote the set-up cell of {md.relative_to(ROOT)}")
+    return problems
+
+
+# ---------------------------------------------------------------- main --
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    ex = sub.add_parser("execute")
+    ex.add_argument("--all", action="store_true", help="execute every chapter, changed or not")
+    ex.add_argument("files", nargs="*", type=Path)
+    sub.add_parser("check-sync")
+    bs = sub.add_parser("bootstrap")
+    bs.add_argument("--fix", action="store_true")
+    args = parser.parse_args(argv)
+
+    if args.cmd == "check-sync":
+        problems = [p for p in map(sync_problem, chapter_sources()) if p]
+        for p in problems:
+            print(p)
+        print(f"{len(chapter_sources()) - len(problems)} of {len(chapter_sources())} notebooks in sync")
+        return 1 if problems else 0
+
+    if args.cmd == "bootstrap":
+        problems = bootstrap_problems(fix=args.fix)
+        for p in problems:
+            print(p)
+        return 1 if problems else 0
+
+    files = [f.resolve() for f in args.files] or chapter_sources()
+    bootstrap_problems(fix=True)
+    for md in files:
+        if md.suffix != ".md":
+            md = md.with_suffix(".md")
+        if not args.all and not args.files and sync_problem(md) is None:
+            continue
+        seconds, changed = execute(md)
+        state = "updated" if changed else "unchanged"
+        print(f"{md.relative_to(ROOT)}: executed in {seconds:.1f} s, notebook {state}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
