@@ -13,11 +13,11 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test unit nbval nbval-2threads build-check notebooks student serve clean bench
+.PHONY: help install book test unit nbval nbval-2threads build-check browser notebooks student serve clean bench
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
-	@echo "make test       run every test: unit, notebook sync, student edition, nbval, -W build, browser"
+	@echo "make test       run every test: unit, notebook sync, student edition, nbval (1 and 2 threads), -W build, browser"
 	@echo "make notebooks  re-execute chapters whose notebook no longer matches its .md; regenerate student notebooks"
 	@echo "make student    regenerate the student notebooks only"
 	@echo "make serve      serve _build/html on http://127.0.0.1:8000"
@@ -39,7 +39,9 @@ book: $(STAMP)
 test: $(STAMP)
 	$(THREADS) $(PY) -m pytest
 	$(MAKE) nbval
+	$(MAKE) nbval-2threads
 	$(MAKE) build-check
+	$(MAKE) browser
 
 unit: $(STAMP)
 	$(THREADS) $(PY) -m pytest
@@ -54,6 +56,12 @@ nbval-2threads: $(STAMP)
 
 build-check: $(STAMP)
 	$(JB_BUILD)
+
+# The built book in headless Chromium, offline: math typeset, links, images, alt text,
+# folded solutions, launch buttons, dark mode; screenshots in _build/screenshots/.
+browser: $(STAMP)
+	bash tools/install_browser.sh
+	$(THREADS) $(PY) -m pytest browser_tests
 
 notebooks: $(STAMP)
 	$(THREADS) $(PY) tools/book.py execute

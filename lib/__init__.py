@@ -25,6 +25,11 @@ except PackageNotFoundError:  # running from a source tree that was not installe
 #: The public submodules, one per model (plus data, plots and exercise checks).
 SUBMODULES = (
     "gaussian",
+    "mle",
+    "logistic",
+    "discriminant",
+    "mixture",
+    "variational",
     "datasets",
     "plotting",
     "checks",

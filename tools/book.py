@@ -142,11 +142,29 @@ def sync_problem(md):
     return f"{rel} differs from its source."
 
 
+def _merge_streams(outputs):
+    """Join consecutive stdout (or stderr) chunks into one output.
+
+    The kernel flushes a stream whenever its buffer timer fires, so the same
+    printed text can arrive in a different number of pieces from run to run.
+    """
+    merged = []
+    for out in outputs:
+        prev = merged[-1] if merged else None
+        if (out.get("output_type") == "stream" and prev is not None
+                and prev.get("output_type") == "stream" and prev.get("name") == out.get("name")):
+            prev["text"] = prev["text"] + out["text"]
+        else:
+            merged.append(out)
+    return merged
+
+
 def _clean_outputs(nb):
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
-            for out in cell.get("outputs", []):
+            cell.outputs = _merge_streams(cell.get("outputs", []))
+            for out in cell.outputs:
                 out.get("metadata", {}).pop("execution", None)
     nb.metadata["language_info"] = {"name": "python"}
     nb.metadata.pop("widgets", None)

@@ -1,0 +1,279 @@
+"""Time per EM iteration: lib.mixture.GaussianMixture against scikit-learn's.
+
+Both libraries run in this one process, on the same data, from the same initial
+parameters (weights, means and covariances/precisions given explicitly), with
+``tol=0`` so that neither stops early.  The time of one EM iteration is
+
+    (median time of fit with max_iter=m  -  median time with max_iter=1) / (m - 1),
+
+which cancels each library's one-off costs (validation, set-up from the given
+parameters, lib's feature matrix, the final E-step).  The four fits of a repeat
+are interleaved (lib, sklearn, lib, sklearn) and the reported times are medians
+over the repeats.  BLAS (and OpenMP) threads are limited with threadpoolctl.
+
+The last column compares the two libraries' mean log-likelihoods after the same
+number of iterations (sklearn's ``lower_bounds_``, our
+``log_likelihood_history_ / n``): the same trajectory, not just the same speed.
+
+Usage::
+
+    python benchmarks/bench_mixture.py --quick   # about 1-2 minutes, 1 thread
+    python benchmarks/bench_mixture.py           # n <= 1e5, 1 and 2 threads
+    python benchmarks/bench_mixture.py --full    # adds n = 1e6 (about 15 minutes)
+
+Writes the table to benchmarks/results.md (``--output`` to change, ``--no-write``
+to only print).  See benchmarks/README.md.
+"""
+
+import argparse
+import gc
+import math
+import os
+import platform
+import sys
+import time
+import warnings
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import scipy
+import sklearn
+from scipy.linalg import cho_factor, cho_solve
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.mixture import GaussianMixture as SklearnGaussianMixture
+from threadpoolctl import threadpool_info, threadpool_limits
+
+import lib
+from lib.mixture import GaussianMixture, m_step
+
+COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
+HEADLINE = (100_000, 10, 10, "full")
+
+# target: seconds of sklearn EM per long fit; repeats: 5 for configurations
+# cheaper than one second per repeat, else 3
+GRIDS = {
+    "quick": dict(ns=(10_000, 100_000), ds=(2, 10), ks=(3, 10), threads=(1,), target=0.15, repeats=3),
+    "default": dict(ns=(10_000, 100_000), ds=(2, 10, 50), ks=(3, 10), threads=(1, 2), target=0.4),
+    "full": dict(ns=(10_000, 100_000, 1_000_000), ds=(2, 10, 50), ks=(3, 10), threads=(1, 2), target=0.4),
+}
+
+
+def make_problem(n, d, k, covariance_type, seed=0):
+    """Blobs data and initial parameters: one M-step from random responsibilities."""
+    rng = np.random.default_rng(seed)
+    centres = 3.0 * rng.normal(size=(k, d))
+    labels = rng.integers(k, size=n)
+    X = centres[labels] + rng.normal(size=(n, d)) * rng.uniform(0.5, 1.5, size=(k, d))[labels]
+    rows = rng.choice(n, size=min(n, 5_000), replace=False)
+    resp = rng.dirichlet(np.ones(k), size=len(rows))
+    return X, m_step(X[rows], resp, covariance_type, reg_covar=1e-6)
+
+
+def precisions(covariances, covariance_type):
+    if covariance_type == "full":
+        eye = np.eye(covariances.shape[-1])
+        return np.stack([cho_solve(cho_factor(c), eye) for c in covariances])
+    if covariance_type == "tied":
+        return cho_solve(cho_factor(covariances), np.eye(len(covariances)))
+    return 1.0 / covariances
+
+
+def fit_lib(X, params, covariance_type, max_iter):
+    weights, means, cov = params
+    return GaussianMixture(
+        len(weights), covariance_type=covariance_type, init_params="given",
+        weights_init=weights, means_init=means, covariances_init=cov,
+        max_iter=max_iter, tol=0.0,
+    ).fit(X)
+
+
+def fit_sklearn(X, params, covariance_type, max_iter):
+    weights, means, cov = params
+    return SklearnGaussianMixture(
+        len(weights), covariance_type=covariance_type, init_params="random_from_data",
+        weights_init=weights, means_init=means, precisions_init=precisions(cov, covariance_type),
+        max_iter=max_iter, tol=0.0, random_state=0,
+    ).fit(X)
+
+
+def timed(fn, *args):
+    """Wall-clock and CPU seconds of fn(*args), and its result."""
+    gc.collect()
+    start, start_cpu = time.perf_counter(), time.process_time()
+    result = fn(*args)
+    return (time.perf_counter() - start, time.process_time() - start_cpu), result
+
+
+def bench_config(n, d, k, covariance_type, threads, repeats, iters):
+    """Median seconds per EM iteration for lib and sklearn, and the log-likelihood gap."""
+    X, params = make_problem(n, d, k, covariance_type)
+    runs = {(name, m): [] for name in ("lib", "sklearn") for m in (iters, 1)}
+    fits = {"lib": fit_lib, "sklearn": fit_sklearn}
+    ll_gap = 0.0
+    with threadpool_limits(limits=threads), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for r in range(repeats):
+            order = ["lib", "sklearn"] if r % 2 == 0 else ["sklearn", "lib"]
+            models = {}
+            for m in (iters, 1):
+                for name in order:  # interleaved: a, b, a, b
+                    seconds, models[name, m] = timed(fits[name], X, params, covariance_type, m)
+                    runs[name, m].append(seconds)
+            ours, theirs = models["lib", iters], models["sklearn", iters]
+            mine = ours.log_likelihood_history_[:iters] / n
+            gap = np.abs(mine - theirs.lower_bounds_) / np.abs(theirs.lower_bounds_)
+            ll_gap = max(ll_gap, float(gap.max()))
+    def per_iter(name, clock):  # clock 0: wall, 1: CPU
+        long = np.median([t[clock] for t in runs[name, iters]])
+        short = np.median([t[clock] for t in runs[name, 1]])
+        return float((long - short) / (iters - 1))
+
+    cpu_ratio = per_iter("lib", 1) / per_iter("sklearn", 1)
+    return per_iter("lib", 0), per_iter("sklearn", 0), cpu_ratio, ll_gap
+
+
+def pilot(n, d, k, covariance_type, threads):
+    """A quick over-estimate of sklearn's seconds per iteration (set-up included)."""
+    X, params = make_problem(n, d, k, covariance_type)
+    with threadpool_limits(limits=threads), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        (seconds, _), _ = timed(fit_sklearn, X, params, covariance_type, 3)
+    return seconds / 3
+
+
+def choose_iters(estimate, target):
+    """Iterations per long fit: about `target` seconds of sklearn EM, between 4 and 41
+    (3 for configurations estimated above 1.5 s per iteration)."""
+    if estimate > 1.5:
+        return 3
+    return int(np.clip(math.ceil(target / max(estimate, 1e-6)) + 1, 4, 41))
+
+
+def environment():
+    blas = [
+        f"{i.get('internal_api')} {i.get('version')} "
+        f"({i.get('architecture')}, {i.get('threading_layer', 'n/a')})"
+        for i in threadpool_info()
+        if i.get("user_api") == "blas"
+    ]
+    core = {v: os.environ.get(v) for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if os.environ.get(v)}
+    return [
+        f"- date: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+        f"- machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        f"- numpy {np.__version__}, scipy {scipy.__version__}, "
+        f"scikit-learn {sklearn.__version__}, lib {lib.__version__}",
+        f"- BLAS: {'; '.join(sorted(set(blas))) or 'unknown'}",
+        f"- OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE: {core if core else 'not set'}",
+        "- load average (1, 5, 15 min) at the end of the run: "
+        + ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        + " (other processes share these cores: wall-clock times are noisy when it exceeds the thread count)",
+    ]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="n <= 1e5, d <= 10, 1 thread")
+    mode.add_argument("--full", action="store_true", help="the whole grid, n up to 1e6")
+    parser.add_argument("--output", default=str(Path(__file__).with_name("results.md")))
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument(
+        "--max-config-seconds", type=float, default=75.0,
+        help="skip a configuration whose estimated cost (both libraries, all repeats) exceeds this",
+    )
+    args = parser.parse_args(argv)
+    name = "quick" if args.quick else "full" if args.full else "default"
+    grid = GRIDS[name]
+
+    rows, notes = [], []
+    measured = {}  # (n, d, k, type, threads) -> sklearn seconds per iteration
+    t0 = time.perf_counter()
+    load_start = os.getloadavg()[0]
+    print(f"load average at start: {load_start:.1f}", flush=True)
+    for n in grid["ns"]:
+        for d in grid["ds"]:
+            for k in grid["ks"]:
+                for ct in COVARIANCE_TYPES:
+                    for threads in grid["threads"]:
+                        smaller = measured.get((n // 10, d, k, ct, threads))
+                        if smaller is not None:
+                            estimate = 10 * smaller  # EM is linear in n
+                        else:
+                            estimate = pilot(n, d, k, ct, threads)
+                        iters = choose_iters(estimate, grid["target"])
+                        repeats = grid.get("repeats") or (5 if estimate * (iters + 1) < 1.0 else 3)
+                        # long and short fits for both libraries, ~2 iterations of set-up each,
+                        # lib taking at most about sklearn's time
+                        cost = 2 * repeats * (iters + 1 + 4) * estimate
+                        if cost > args.max_config_seconds:
+                            note = (f"n={n:.0e} d={d} k={k} {ct} threads={threads}: skipped, estimated "
+                                    f"{cost:.0f} s > --max-config-seconds={args.max_config_seconds:.0f}")
+                            notes.append(note)
+                            print(note, flush=True)
+                            continue
+                        t_lib, t_sk, cpu_ratio, gap = bench_config(n, d, k, ct, threads, repeats, iters)
+                        measured[(n, d, k, ct, threads)] = t_sk
+                        rows.append((n, d, k, ct, threads, t_lib, t_sk, cpu_ratio, gap))
+                        print(f"n={n:>8} d={d:>2} k={k:>2} {ct:<9} threads={threads}  "
+                              f"lib {1e3 * t_lib:9.2f} ms  sklearn {1e3 * t_sk:9.2f} ms  "
+                              f"ratio {t_lib / t_sk:5.2f} (CPU {cpu_ratio:5.2f})  "
+                              f"loglik rel. diff {gap:.1e}  ({iters} it, {repeats} rep)", flush=True)
+    elapsed = time.perf_counter() - t0
+
+    lines = [
+        "# EM for Gaussian mixtures: lib vs scikit-learn",
+        "",
+        f"Generated by `python benchmarks/bench_mixture.py{' --' + name if name != 'default' else ''}` "
+        f"(grid `{name}`, medians of {grid.get('repeats') or '3 or 5'} repeats; {elapsed / 60:.1f} minutes; "
+        f"load average {load_start:.1f} at the start). "
+        "Method: benchmarks/README.md.",
+        "",
+        *environment(),
+        "",
+    ]
+    ratios = [r[5] / r[6] for r in rows]
+    if rows:
+        worst = max(rows, key=lambda r: r[5] / r[6])
+        lines += [
+            "Summary:",
+            "",
+            *[
+                f"- headline (n=1e5, d=10, k=10, full), {r[4]} thread(s): ratio lib/sklearn = "
+                f"{r[5] / r[6]:.2f} wall-clock, {r[7]:.2f} CPU time (target <= 0.5)"
+                for r in rows
+                if r[:4] == HEADLINE
+            ],
+            f"- largest wall-clock ratio over all {len(rows)} rows (all have n >= 1e4): {max(ratios):.2f} "
+            f"(n={worst[0]:.0e}, d={worst[1]}, k={worst[2]}, {worst[3]}, {worst[4]} thread(s)); "
+            "target <= 1.0",
+            f"- largest CPU-time ratio: {max(r[7] for r in rows):.2f}",
+            f"- median wall-clock ratio: {np.median(ratios):.2f}",
+            f"- largest relative difference in mean log-likelihood: {max(r[8] for r in rows):.1e}",
+            "",
+        ]
+    lines += [
+        "| n | d | k | covariance | threads | lib ms/iter | sklearn ms/iter | ratio lib/sklearn "
+        "| ratio, CPU time | loglik rel. diff |",
+        "|---:|---:|---:|:---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for n, d, k, ct, threads, t_lib, t_sk, cpu_ratio, gap in rows:
+        lines.append(
+            f"| {n:.0e} | {d} | {k} | {ct} | {threads} | {1e3 * t_lib:.2f} | {1e3 * t_sk:.2f} "
+            f"| {t_lib / t_sk:.2f} | {cpu_ratio:.2f} | {gap:.1e} |"
+        )
+    if notes:
+        lines += ["", "Skipped (too slow for this run's budget; rerun with a larger "
+                  "--max-config-seconds):", ""]
+        lines += [f"- {note}" for note in notes]
+    text = "\n".join(lines) + "\n"
+    print()
+    print(text)
+    if not args.no_write:
+        Path(args.output).write_text(text)
+        print(f"written to {args.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

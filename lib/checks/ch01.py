@@ -1,0 +1,463 @@
+"""Checks for the exercises of chapter 1, discriminative and generative models.
+
+Each check runs the student's function on generated inputs, compares it with
+:mod:`lib.logistic` or :mod:`lib.discriminant`, and names the first mistake
+it recognises.
+"""
+
+import numpy as np
+from scipy.special import expit, logsumexp
+from scipy.stats import norm
+
+from .. import discriminant, logistic
+from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar
+
+__all__ = [
+    "stable_sigmoid",
+    "softmax_gradient",
+    "sgd_epoch",
+    "newton_step",
+    "marginal_posterior",
+    "naive_bayes_right",
+]
+
+
+def _close(a, b, rtol=1e-7, atol=1e-10):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol))
+
+
+def _pair(out, what, name):
+    """The student's ``(w, b)``-like tuple, with a message if it is not a pair."""
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        got = f"a tuple of length {len(out)}" if isinstance(out, (tuple, list)) else f"a {type(out).__name__}"
+        raise Failure(f"{name} should return the pair {what} as a tuple of two values, got {got}.")
+    return out
+
+
+def _overlapping_problem(rng, n, d, shift=1.0):
+    """Two overlapping Gaussian classes (the MLE exists), labels 0/1 in random order."""
+    y = rng.permutation(np.arange(n) % 2)
+    X = rng.normal(size=(n, d)) + shift * y[:, None] * rng.normal(size=d)
+    return X, y
+
+
+# ------------------------------------------------------------ ex-dvg-sigmoid --
+
+
+def _raw_call(func, arg):
+    """Call ``func`` with NumPy floating-point errors raised; return (output, exception)."""
+    try:
+        with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"):
+            return func(np.copy(arg) if isinstance(arg, np.ndarray) else arg), None
+    except NotImplementedError:
+        raise NotImplementedYet() from None
+    except Exception as exc:  # diagnosed by the caller
+        return None, exc
+
+
+@check(
+    "ex-dvg-sigmoid",
+    "values match the logistic function to 1e-9 relative accuracy for a number, a 1-D and a 2-D array, "
+    "including t = -1000, -50, 50 and 1000, without overflow warnings or NaN.",
+)
+def stable_sigmoid(student_fn):
+    value = expect_scalar(call(student_fn, 0.0, name="sigmoid"), "sigmoid(0)", name="sigmoid")
+    if not np.isclose(value, 0.5, rtol=1e-12):
+        raise Failure(f"sigmoid(0) should be exactly 1/2 (e^0 = 1), got {value:.6g}.")
+    t = np.array([-1000.0, -50.0, -5.0, -1.0, 0.0, 0.5, 3.0, 50.0, 1000.0])
+    want = expit(t)
+    _, exc = _raw_call(student_fn, t)  # floating-point errors raised, diagnosed below
+    if isinstance(exc, OverflowError):
+        raise Failure(
+            f"your function overflows on t = -1000 ({type(exc).__name__}: {exc}). Python's math.exp raises "
+            "for arguments above about 709 and works on one number at a time: use np.exp, and exponentiate "
+            "only non-positive numbers."
+        )
+    if isinstance(exc, TypeError) or (isinstance(exc, ValueError) and "ambiguous" in str(exc)):
+        raise Failure(
+            f"sigmoid(0.0) works but sigmoid(array) raises {type(exc).__name__}: {exc}. Write the function "
+            "with numpy operations (np.exp, arithmetic, boolean masks) so that it works elementwise on "
+            "arrays; math.exp and `if t >= 0:` only handle one number."
+        )
+    out = call(student_fn, t, name="sigmoid")  # warnings silenced: look at the values first
+    arr = np.asarray(out, dtype=float) if not isinstance(out, (str, bytes)) else None
+    if arr is not None and arr.shape == t.shape and np.any(np.isnan(arr)):
+        where = ", ".join(f"{x:g}" for x in t[np.isnan(arr)])
+        raise Failure(
+            f"sigmoid returns NaN for t = {where}: an exp(...) overflowed to inf and inf/inf = NaN. "
+            "Use 1/(1 + e^(-t)) for t >= 0 and e^t/(1 + e^t) for t < 0, so that exp only sees t <= 0."
+        )
+    got = expect_array(out, t.shape, "sigmoid(t)", name="sigmoid")
+    if not _close(got, want, rtol=1e-9, atol=0.0):
+        if _close(got, expit(-t), rtol=1e-9, atol=0.0):
+            raise Failure(
+                "your function computes 1/(1 + e^(+t)) = sigmoid(-t): the exponent needs a minus sign, "
+                "sigma(t) = 1/(1 + e^(-t)), so that sigma(t) -> 1 as t -> +infinity."
+            )
+        if _close(got[t >= -5], want[t >= -5], rtol=1e-9, atol=0.0):
+            raise Failure(
+                "the values are right for moderate t but lose all relative accuracy for t = -50 "
+                "(sigma(-50) is about 2e-22, not 0). Computing 1 - 1/(1 + e^t) subtracts two numbers "
+                "close to 1; compute e^t/(1 + e^t) for t < 0 instead."
+            )
+        raise Failure("sigmoid(t) does not match 1/(1 + e^(-t)); test it at t = 0, 1 and -1 by hand.")
+    if isinstance(exc, FloatingPointError):
+        raise Failure(
+            f"the values are right, but computing them for t = -1000 or 1000 triggers a floating-point "
+            f"warning ({exc}): some exp(...) overflows to inf on the way. Exponentiate only non-positive "
+            "numbers: 1/(1 + e^(-t)) for t >= 0 and e^t/(1 + e^t) for t < 0. Careful: np.where(cond, a, b) "
+            "evaluates BOTH a and b on every entry, so select the entries with boolean masks first, or use "
+            "np.exp(-np.abs(t))."
+        )
+    t2 = np.linspace(-30, 30, 12).reshape(3, 4)
+    got2 = expect_array(call(student_fn, t2, name="sigmoid"), t2.shape, "sigmoid(t) for a 2-D t", name="sigmoid")
+    if not _close(got2, expit(t2), rtol=1e-9, atol=0.0):
+        raise Failure("sigmoid is right on a 1-D array but not on a 2-D one: avoid indexing that flattens t.")
+
+
+# ---------------------------------------------------- ex-dvg-softmax-gradient --
+
+
+def _softmax_variant(W, b, X, y, *, integer_y=False, sigmoid=False, intercept=True):
+    T = X @ W.T + (b if intercept else 0.0)  # (n, K)
+    P = expit(T) if sigmoid else np.exp(T - logsumexp(T, axis=1, keepdims=True))
+    Y = y[:, None].astype(float) if integer_y else np.eye(W.shape[0])[y]
+    R = Y - P
+    return R.T @ X, R.sum(axis=0)
+
+
+@check(
+    "ex-dvg-softmax-gradient",
+    "the gradients with respect to W and b match sum_i (onehot(y_i) - softmax(W x_i + b)) x_i^T on 4 "
+    "problems (2 to 4 classes, 1 to 3 features), including scores of size 800 that overflow a naive exp.",
+)
+def softmax_gradient(student_fn):
+    rng = np.random.default_rng(101)
+    for n, K, d, big in [(9, 3, 2, False), (6, 4, 3, False), (7, 2, 1, False), (8, 3, 2, True)]:
+        X = rng.normal(size=(n, d))
+        y = rng.permutation(np.arange(n) % K)
+        W = rng.normal(size=(K, d))
+        b = np.array([800.0, 0.0, -800.0]) if big else 0.5 * rng.normal(size=K) + 0.3
+        out = _pair(call(student_fn, W, b, X, y, name="softmax_gradient"), "(grad_W, grad_b)", "softmax_gradient")
+        raw = np.asarray(out[0], dtype=float) if not isinstance(out[0], (str, bytes)) else None
+        if raw is not None and raw.shape == (K, d) and not np.all(np.isfinite(raw)):
+            if big:
+                raise Failure(
+                    "NaN or inf in grad_W when some scores are about 800: exp(800) overflows and inf/inf = NaN. "
+                    "Subtract each row's largest score before exponentiating (softmax is unchanged by adding "
+                    "a constant to all scores), or use scipy.special.softmax(T, axis=1)."
+                )
+        gW = expect_array(out[0], (K, d), "grad_W (one row per class)", name="softmax_gradient")
+        gb = expect_array(out[1], (K,), "grad_b (one entry per class)", name="softmax_gradient")
+        ref_W, ref_b = logistic.gradient(W, b, X, y)
+        if _close(gW, ref_W) and _close(gb, ref_b):
+            continue
+        if _close(gW, -ref_W):
+            raise Failure(
+                "grad_W has the wrong sign: you computed the gradient of the negative log-likelihood, "
+                "sum_i (p_i - onehot(y_i)) x_i^T. The log-likelihood's gradient uses onehot(y_i) - p_i."
+            )
+        if _close(gW, ref_W / n):
+            raise Failure("grad_W is divided by n (a mean); the log-likelihood is a sum over samples.")
+        if _close(gW, _softmax_variant(W, b, X, y, integer_y=True)[0]):
+            raise Failure(
+                "you subtracted the probabilities from the label y_i itself; each sample needs a one-hot "
+                "row Y[i] = (1 if k == y_i else 0 for each class k), e.g. Y = np.eye(K)[y]."
+            )
+        if _close(gW, _softmax_variant(W, b, X, y, sigmoid=True)[0]):
+            raise Failure(
+                "your class probabilities are sigmoids of each score separately, which do not sum to one. "
+                "Softmax normalises across classes: p_ik = exp(t_ik) / sum_j exp(t_ij)."
+            )
+        if _close(gW, _softmax_variant(W, b, X, y, intercept=False)[0]):
+            raise Failure("the scores ignore the intercepts: t_ik = w_k . x_i + b_k, i.e. T = X @ W.T + b.")
+        if _close(gW, ref_W):
+            if _close(gb, -ref_b):
+                raise Failure("grad_b has the wrong sign: it is sum_i (onehot(y_i) - p_i).")
+            raise Failure(
+                "grad_W is right but grad_b is not: b_k multiplies a constant feature 1, so its gradient "
+                "is the column sum of the residuals, sum_i (onehot(y_i)_k - p_ik)."
+            )
+        raise Failure(
+            "grad_W does not match sum_i (onehot(y_i) - softmax(t_i)) x_i^T; in matrix form R.T @ X with "
+            "R = Y - P of shape (n, K)."
+        )
+
+
+# -------------------------------------------------------------- ex-dvg-sgd --
+
+
+def _sgd_variant(w, b, X, y, lr, order, *, sign=1.0, update_b=True, stale=False):
+    w, b = np.array(w, dtype=float), float(b)
+    w0, b0 = w.copy(), b
+    for i in order:
+        t = X[i] @ (w0 if stale else w) + (b0 if stale else b)
+        r = y[i] - expit(t)
+        w = w + sign * lr * r * X[i]
+        if update_b:
+            b = b + sign * lr * r
+    return w, b
+
+
+@check(
+    "ex-dvg-sgd",
+    "one epoch matches per-sample updates in the given order on 3 problems (different orders, step sizes, "
+    "1 to 3 features).",
+)
+def sgd_epoch(student_fn):
+    rng = np.random.default_rng(102)
+    for n, d, lr in [(6, 2, 0.5), (9, 3, 0.1), (5, 1, 1.0)]:
+        X, y = _overlapping_problem(rng, n, d)
+        w, b = 0.3 * rng.normal(size=d), 0.2
+        order = rng.permutation(n)
+        while np.array_equal(order, np.arange(n)):
+            order = rng.permutation(n)
+        out = _pair(call(student_fn, w, b, X, y, lr, order, name="sgd_epoch"), "(w, b)", "sgd_epoch")
+        got_w = expect_array(out[0], (d,), "w", name="sgd_epoch")
+        got_b = expect_scalar(out[1], "b", name="sgd_epoch")
+        ref_w, ref_b = logistic.sgd_epoch(w, b, X, y, lr, order)
+        if _close(got_w, ref_w) and np.isclose(got_b, ref_b, rtol=1e-7, atol=1e-10):
+            continue
+
+        def same(variant):
+            return _close(got_w, variant[0]) and np.isclose(got_b, variant[1], rtol=1e-7, atol=1e-10)
+
+        if same(_sgd_variant(w, b, X, y, lr, order, stale=True)):
+            raise Failure(
+                "you computed every sample's gradient at the starting parameters and added them up: that is "
+                "one full-batch gradient step. In SGD each update uses the parameters as left by the "
+                "previous sample, so compute sigma(w @ x_i + b) inside the loop with the current w and b."
+            )
+        if same(_sgd_variant(w, b, X, y, lr, np.arange(n))):
+            raise Failure("you visited the samples in the order 0, 1, ..., n-1: use the given `order`.")
+        if same(_sgd_variant(w, b, X, y, lr, order, sign=-1.0)):
+            raise Failure(
+                "your updates go downhill: w <- w - lr * (y_i - p_i) x_i decreases the log-likelihood. "
+                "Gradient ASCENT adds lr * (y_i - p_i) x_i."
+            )
+        if same(_sgd_variant(w, b, X, y, lr, order, update_b=False)):
+            raise Failure("b never changes: update it after each sample too, b <- b + lr * (y_i - p_i).")
+        if same(_sgd_variant(w, b, X, y, lr / n, order)):
+            raise Failure("your step is lr / n: the per-sample update uses lr itself, without dividing by n.")
+        raise Failure(
+            "the parameters after one epoch do not match: for each i in order, r = y_i - sigma(w @ x_i + b), "
+            "then w <- w + lr * r * x_i and b <- b + lr * r."
+        )
+
+
+# ----------------------------------------------------------- ex-dvg-newton --
+
+
+def _newton_variant(w, b, X, y, *, weights="s", intercept=True, sign=1.0, step_only=False):
+    Xt = np.column_stack([X, np.ones(len(y))]) if intercept else X
+    theta = np.append(w, b) if intercept else np.array(w, dtype=float)
+    p = expit(X @ w + b)
+    s = {"s": p * (1 - p), "p": p, "one": np.ones_like(p)}[weights]
+    delta = np.linalg.solve((Xt.T * s) @ Xt, Xt.T @ (y - p))
+    new = delta if step_only else theta + sign * delta
+    if intercept:
+        return new[:-1], float(new[-1])
+    return new, float(b)
+
+
+@check(
+    "ex-dvg-newton",
+    "one Newton step matches theta + (X~^T S X~)^{-1} X~^T (y - p) on 3 overlapping problems (1 to 3 "
+    "features, non-zero starting points).",
+)
+def newton_step(student_fn):
+    rng = np.random.default_rng(103)
+    for n, d in [(30, 2), (40, 3), (25, 1)]:
+        X, y = _overlapping_problem(rng, n, d)
+        w, b = 0.5 * rng.normal(size=d), -0.3
+        out = _pair(call(student_fn, w, b, X, y, name="newton_step"), "(w, b)", "newton_step")
+        got_w = expect_array(out[0], (d,), "the new w", name="newton_step")
+        got_b = expect_scalar(out[1], "the new b", name="newton_step")
+        ref_w, ref_b = logistic.newton_step(w, b, X, y)
+        if _close(got_w, ref_w, rtol=1e-6, atol=1e-9) and np.isclose(got_b, ref_b, rtol=1e-6, atol=1e-9):
+            continue
+
+        def same(variant):
+            return _close(got_w, variant[0], rtol=1e-6, atol=1e-9) and np.isclose(
+                got_b, variant[1], rtol=1e-6, atol=1e-9
+            )
+
+        if same(_newton_variant(w, b, X, y, sign=-1.0)):
+            raise Failure(
+                "you stepped the wrong way: theta - (X~^T S X~)^{-1} X~^T (y - p) goes downhill. Newton's "
+                "step is theta - H^{-1} g, and the Hessian H = -X~^T S X~ is negative, so the step is "
+                "theta + (X~^T S X~)^{-1} X~^T (y - p)."
+            )
+        if same(_newton_variant(w, b, X, y, step_only=True)):
+            raise Failure("you returned the step delta itself: add it to the current parameters, (w, b) + delta.")
+        if same(_newton_variant(w, b, X, y, weights="one")):
+            raise Failure(
+                "your Hessian has no weights: it is X~^T S X~ with S = diag(p_i (1 - p_i)), not X~^T X~ "
+                "(that would be least squares)."
+            )
+        if same(_newton_variant(w, b, X, y, weights="p")):
+            raise Failure("the weights are p_i (1 - p_i), the derivative of the sigmoid, not p_i.")
+        if same(_newton_variant(w, b, X, y, intercept=False)):
+            raise Failure(
+                "b did not move and the step for w ignores b: append a column of ones to X so that w and b "
+                "are updated together, with one (d+1) x (d+1) Hessian."
+            )
+        raise Failure(
+            "the new parameters do not match theta + (X~^T S X~)^{-1} X~^T (y - p) with X~ = [X, 1], "
+            "p = sigma(X w + b), S = diag(p (1 - p))."
+        )
+
+
+# ---------------------------------------------------------- ex-dvg-missing --
+
+
+def _marginal_reference(X, priors, means, covariances, *, use_precision=False, uniform=False):
+    n, K = X.shape[0], len(priors)
+    pri = np.full(K, 1.0 / K) if uniform else priors
+    out = np.empty((n, K))
+    precisions = np.linalg.inv(covariances) if use_precision else None
+    for i, x in enumerate(X):
+        obs = ~np.isnan(x)
+        if not obs.any():
+            out[i] = pri
+            continue
+        if use_precision:
+            covs = np.linalg.inv(precisions[:, obs][:, :, obs])
+        else:
+            covs = covariances[:, obs][:, :, obs]
+        out[i] = discriminant.posterior(x[obs][None, :], pri, means[:, obs], covs, "full")[0]
+    return out
+
+
+def _spd(rng, d):
+    A = rng.normal(size=(d, d))
+    return A @ A.T + 0.5 * np.eye(d)
+
+
+@check(
+    "ex-dvg-missing",
+    "posteriors match Bayes' rule with the missing features integrated out on 3 problems (2 and 3 classes, "
+    "3 and 4 features, unequal priors), including rows with nothing missing and rows with everything missing.",
+)
+def marginal_posterior(student_fn):
+    rng = np.random.default_rng(104)
+    for K, d in [(2, 3), (3, 4), (2, 4)]:
+        priors = rng.dirichlet(np.full(K, 3.0))
+        means = 1.5 * rng.normal(size=(K, d))
+        covs = np.stack([_spd(rng, d) for _ in range(K)])
+        X = means[rng.integers(0, K, size=10)] + rng.normal(size=(10, d))
+        mask = rng.random((10, d)) < 0.35
+        mask[0] = False  # nothing missing
+        mask[1] = True  # everything missing
+        mask[2] = False
+        mask[2, 0] = True  # exactly one missing
+        X[mask] = np.nan
+        out = call(student_fn, X, priors, means, covs, name="marginal_posterior")
+        try:
+            got = np.asarray(out, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise Failure(
+                f"marginal_posterior should return a numeric array of shape {(10, K)}, got a {type(out).__name__}."
+            ) from None
+        if got.shape != (10, K):
+            hint = " It looks transposed." if got.shape == (K, 10) else ""
+            raise Failure(f"marginal_posterior should return shape (n_samples, K) = {(10, K)}, got {got.shape}.{hint}")
+        ref = _marginal_reference(X, priors, means, covs)
+        if np.any(np.isnan(got)):
+            rows = np.flatnonzero(np.isnan(got).any(axis=1))
+            if np.array_equal(rows, np.flatnonzero(mask.any(axis=1))) or 1 in rows:
+                raise Failure(
+                    "NaN in the rows that have missing features: a NaN entry poisons every density it enters. "
+                    "Keep only the observed coordinates, obs = ~np.isnan(x), and use means[:, obs] and "
+                    "covariances[:, obs][:, :, obs]."
+                )
+            raise Failure("marginal_posterior returned NaN; look for a log of 0 or a division by 0.")
+        if _close(got, ref, rtol=1e-6, atol=1e-9):
+            continue
+        if _close(got, np.log(ref), rtol=1e-6, atol=1e-9):
+            raise Failure("you returned log-probabilities: exponentiate them.")
+        if not np.allclose(got.sum(axis=1), 1.0, atol=1e-6):
+            raise Failure("the rows do not sum to one: normalise over the classes (divide by p(x_obs)).")
+        if _close(got, _marginal_reference(X, priors, means, covs, uniform=True), rtol=1e-6, atol=1e-9):
+            raise Failure("your posterior ignores the priors pi_k: multiply each class density by its prior.")
+        if _close(got, _marginal_reference(X, priors, means, covs, use_precision=True), rtol=1e-6, atol=1e-9):
+            raise Failure(
+                "you sliced the inverse covariance: (Sigma^{-1})[obs, obs] inverted back describes the "
+                "CONDITIONAL of x_obs given x_missing. The marginal of x_obs is Gaussian with mean mu[obs] "
+                "and covariance Sigma[obs, obs]: slice Sigma itself."
+            )
+        imputed = X.copy()
+        fill = priors @ means  # the overall mean of the model
+        imputed[np.isnan(imputed)] = np.broadcast_to(fill, imputed.shape)[np.isnan(imputed)]
+        if _close(got[2:], discriminant.posterior(imputed, priors, means, covs, "full")[2:], rtol=1e-6, atol=1e-9):
+            raise Failure(
+                "you filled the missing entries in with a mean and then used the full density: that treats a "
+                "guess as an observation. A generative model integrates the missing features out: drop them "
+                "(a Gaussian's marginal keeps the observed entries of mu and the observed rows and columns "
+                "of Sigma)."
+            )
+        if not _close(got[1], priors, rtol=1e-6, atol=1e-9) and _close(got[0], ref[0], rtol=1e-6, atol=1e-9):
+            raise Failure(
+                "for a row with every feature missing the posterior must equal the prior: nothing was "
+                "observed, so nothing changes our belief. (Integrating out all features leaves p(y) alone.)"
+            )
+        raise Failure(
+            "the posteriors do not match p(y = k | x_obs) = pi_k N(x_obs | mu_k[obs], Sigma_k[obs, obs]) / "
+            "sum_l pi_l N(x_obs | mu_l[obs], Sigma_l[obs, obs]), row by row."
+        )
+
+
+# ---------------------------------------------------------- ex-dvg-nb-right --
+
+#: The exercise's problem: d independent unit-variance features whose class means differ by DELTA.
+_NB_RIGHT_D = 40
+_NB_RIGHT_DELTA = 0.35
+_NB_RIGHT_SIZES = np.array([10, 16, 25, 40, 63, 100, 160, 250, 400, 630, 1000])
+
+
+@check(
+    "ex-dvg-nb-right",
+    "both learning curves have the requested sizes, lie in [0, 0.6], were measured on held-out data, end "
+    "within 0.02 (naive Bayes) and 0.03 (logistic regression) of the Bayes error, and naive Bayes is ahead "
+    "on average for 25 to 250 training points.",
+)
+def naive_bayes_right(sizes, nb_errors, lr_errors):
+    for value, what in [(sizes, "sizes"), (nb_errors, "nb_errors"), (lr_errors, "lr_errors")]:
+        if value is Ellipsis or value is None:
+            raise NotImplementedYet()
+    sizes = np.asarray(sizes)
+    if sizes.shape != _NB_RIGHT_SIZES.shape or not np.array_equal(sizes, _NB_RIGHT_SIZES):
+        raise Failure("use the training-set sizes given in the starter cell, in that order.")
+    nb = expect_array(nb_errors, sizes.shape, "nb_errors (one mean test error per size)", name="your experiment")
+    lr = expect_array(lr_errors, sizes.shape, "lr_errors (one mean test error per size)", name="your experiment")
+    if np.any(nb < 0) or np.any(lr < 0) or np.any(nb > 0.6) or np.any(lr > 0.6):
+        raise Failure(
+            "error rates must lie between 0 and about 0.5 (a coin flip): did you report accuracies, or counts "
+            "of mistakes instead of fractions?"
+        )
+    bayes = float(norm.cdf(-np.sqrt(_NB_RIGHT_D) * _NB_RIGHT_DELTA / 2))
+    if lr[0] < 0.05:
+        raise Failure(
+            "logistic regression makes almost no mistakes with 10 training points in 40 dimensions. With n < d "
+            "the training points are always linearly separable, so this is the TRAINING error: measure the "
+            "error on the held-out test set."
+        )
+    if abs(nb[-1] - bayes) > 0.02:
+        raise Failure(
+            "with 1000 training points naive Bayes, whose assumptions hold exactly here, should be within 0.02 "
+            "of the Bayes error, and yours is not. Check the data (rho = 0), the test set (large, drawn once), "
+            "and that you average over at least 16 training sets per size."
+        )
+    if abs(lr[-1] - bayes) > 0.03:
+        raise Failure(
+            "with 1000 training points logistic regression should be within 0.03 of the Bayes error, and yours "
+            "is not. Use lib.logistic.LogisticRegression(l2=0.01) and the held-out test set."
+        )
+    middle = (sizes >= 25) & (sizes <= 250)
+    if nb[middle].mean() >= lr[middle].mean():
+        raise Failure(
+            "between 25 and 250 training points naive Bayes should be ahead on average when its model is "
+            "right (it needs O(log d) samples, logistic regression O(d)). Check that both models see the same "
+            "training sets and that you average over at least 16 repeats."
+        )

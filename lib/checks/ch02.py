@@ -1,0 +1,290 @@
+"""Checks for the exercises of chapter 2, "Maximum likelihood estimation".
+
+Each check runs the student's answer on generated inputs, compares it with
+``lib.mle`` and names the first likely mistake it recognises.  None of them
+prints the reference answer for the exercise's own inputs.
+"""
+
+import numpy as np
+
+from .. import mle
+from ._core import Failure, NotImplementedYet, call, check, digest, expect_array, expect_scalar, matches_digest
+
+__all__ = [
+    "bernoulli_mle",
+    "smoothed_categorical_mle",
+    "spherical_gaussian_mle",
+    "gaussian_kl_value",
+    "variance_mse_experiment",
+]
+
+
+def _close(a, b, rtol=1e-7, atol=1e-10):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol))
+
+
+# ---------------------------------------------------- ex-bernoulli-mle --
+
+def _bernoulli_cases(rng):
+    yield np.array([1])
+    yield np.zeros(6, dtype=int)
+    yield np.ones(4, dtype=int)
+    yield np.array([1, 0, 0, 1, 0, 0, 0])
+    for n in (20, 101):
+        yield (rng.random(n) < 0.3).astype(int)
+
+
+@check("ex-bernoulli-mle",
+       "matches the closed form on 6 samples (sizes 1 to 101), including all-0 and all-1 samples.")
+def bernoulli_mle(student_fn):
+    rng = np.random.default_rng(2)
+    for x in _bernoulli_cases(rng):
+        got = expect_scalar(call(student_fn, x), "theta_hat", name="bernoulli_mle")
+        want = mle.bernoulli_mle(x)
+        n, n1 = x.shape[0], int(x.sum())
+        if np.isclose(got, want, rtol=1e-9, atol=1e-12):
+            continue
+        if np.isclose(got, 1 - want) and abs(want - 0.5) > 1e-9:
+            raise Failure("you estimated the probability of a 0, not of a 1: count the ones.")
+        if np.isclose(got, n1) and n1 != want:
+            raise Failure("you returned the number of ones; the estimate is a proportion in [0, 1].")
+        if n > 1 and np.isclose(got, n1 / (n - 1)):
+            raise Failure("you divided by n - 1; the MLE divides the number of ones by n.")
+        if not 0 <= got <= 1:
+            raise Failure(f"your estimate {got:.4g} is not a probability: it must lie in [0, 1].")
+        raise Failure(
+            f"wrong estimate on a sample of size {n}. Set the derivative of the log-likelihood "
+            "to zero again, and check the samples made only of zeros or only of ones."
+        )
+
+
+# ------------------------------------------ ex-smoothed-categorical-mle --
+
+def _categorical_cases(rng):
+    yield np.array([3, 0, 5, 2]), 1.0
+    yield np.array([0, 0, 7, 0, 1]), 0.5
+    yield np.array([4, 1, 0]), 0.0
+    yield rng.integers(0, 4, size=12), 2.0
+    yield np.array([10, 0, 0, 0, 0, 0, 0, 0, 0, 0]), 0.1
+
+
+@check("ex-smoothed-categorical-mle",
+       "matches (n_j + alpha) / (N + alpha V) on 5 count vectors with zero counts, for alpha = 0, 0.1, 0.5, 1, 2.")
+def smoothed_categorical_mle(student_fn):
+    rng = np.random.default_rng(3)
+    for counts, alpha in _categorical_cases(rng):
+        V, N = counts.shape[0], counts.sum()
+        out = call(student_fn, counts, alpha, name="smoothed_categorical_mle")
+        if isinstance(out, dict):
+            raise Failure("return a numpy array with one probability per count (position j for outcome j), not a dict.")
+        got = expect_array(out, (V,), "the probabilities", name="smoothed_categorical_mle")
+        want = mle.categorical_mle(counts, alpha=alpha)
+        if _close(got, want):
+            continue
+        if alpha > 0 and _close(got, counts + alpha):
+            raise Failure(
+                "you returned the pseudo-counts n_j + alpha: divide them by their total to get probabilities."
+            )
+        if alpha > 0 and _close(got, counts / N):
+            raise Failure("you ignored alpha: with alpha > 0 every outcome gets alpha added to its count.")
+        seen = counts > 0
+        only_seen = (counts + alpha * seen) / (N + alpha * seen.sum())
+        if alpha > 0 and _close(got, only_seen):
+            raise Failure(
+                "outcomes with count 0 still get probability 0: the pseudo-count alpha goes to every "
+                "outcome of the vocabulary, seen or not -- that is the point of smoothing."
+            )
+        if alpha > 0 and _close(got, (counts + alpha) / (N + alpha)):
+            raise Failure("the denominator must be N + alpha * V: each of the V outcomes receives alpha.")
+        if alpha > 0 and (_close(got, (counts + alpha) / (N * V + alpha))
+                          or _close(got, (counts + alpha) / ((N + alpha) * V))):
+            raise Failure("the denominator must be N + alpha * V (alpha times V, added to N).")
+        if np.any(got < 0):
+            raise Failure("probabilities cannot be negative.")
+        if abs(got.sum() - 1) > 1e-6:
+            raise Failure(f"your probabilities sum to {got.sum():.4g}, not 1: check the normalising denominator.")
+        raise Failure(
+            f"wrong probabilities for alpha = {alpha} on {V} outcomes. Recompute "
+            "(n_j + alpha) / (N + alpha V) by hand on a small count vector and compare."
+        )
+
+
+# --------------------------------------------- ex-spherical-gaussian-mle --
+
+def _spherical_cases(rng):
+    for n, d in ((7, 2), (50, 3), (2, 1), (30, 5)):
+        scale = rng.uniform(0.5, 3.0, size=d)
+        shift = rng.uniform(-5.0, 5.0, size=d)
+        yield rng.normal(size=(n, d)) * scale + shift
+
+
+@check("ex-spherical-gaussian-mle",
+       "mean and variance match the closed forms on 4 data sets (n from 2 to 50, d from 1 to 5, "
+       "coordinates with different means and scales).")
+def spherical_gaussian_mle(student_fn):
+    rng = np.random.default_rng(4)
+    for X in _spherical_cases(rng):
+        n, d = X.shape
+        out = call(student_fn, X, name="spherical_gaussian_mle")
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise Failure("spherical_gaussian_mle should return a pair (mean, variance), e.g. `return mu, var`.")
+        mean_out, var_out = out
+        try:
+            mean_arr = np.asarray(mean_out, dtype=float)
+        except (TypeError, ValueError):
+            mean_arr = None  # expect_array below reports it
+        if mean_arr is not None and mean_arr.size == 1 and d > 1:
+            raise Failure(
+                "the mean is a vector with one entry per coordinate: average over the samples "
+                "(axis=0), not over all entries."
+            )
+        if d == 1 and mean_arr is not None and mean_arr.shape == ():
+            mean_out = mean_arr.reshape(1)  # a scalar mean is fine in one dimension
+        got_mean = expect_array(mean_out, (d,), "the mean", name="spherical_gaussian_mle")
+        var_arr = np.asarray(var_out) if not isinstance(var_out, str) else None
+        if var_arr is not None and var_arr.shape == (d,) and d > 1:
+            raise Failure(
+                "you returned one variance per coordinate; the spherical model has a single variance "
+                "sigma^2 shared by all d coordinates."
+            )
+        if var_arr is not None and var_arr.shape == (d, d) and d > 1:
+            raise Failure("you returned a covariance matrix; the spherical model has a single number sigma^2.")
+        got_var = expect_scalar(var_out, "the variance", name="spherical_gaussian_mle")
+        want_mean, want_var = mle.gaussian_mle(X, "spherical")
+        if not _close(got_mean, want_mean):
+            raise Failure("the mean is wrong: it is the average of the rows, (1/n) sum_i x_i.")
+        if np.isclose(got_var, want_var, rtol=1e-8):
+            continue
+        sq = np.sum((X - want_mean) ** 2)
+        if d > 1 and np.isclose(got_var, sq / n):
+            raise Failure(
+                "you divided by n only: the sum of squared distances runs over n points of d "
+                "coordinates each, so divide by n * d."
+            )
+        if n > 1 and np.isclose(got_var, sq / ((n - 1) * d)):
+            raise Failure("you divided by (n - 1) d; the MLE divides by n d (it is biased, and that is fine).")
+        if n > 1 and d > 1 and np.isclose(got_var, sq / (n - 1)):
+            raise Failure(
+                "two problems: divide by n (not n - 1), and by d as well, because each point has d coordinates."
+            )
+        if d > 1 and np.isclose(got_var, np.var(X)):
+            raise Failure(
+                "you centred every entry at one grand mean (np.var(X) flattens the array): centre "
+                "each coordinate at its own mean, x_ij - mu_hat_j."
+            )
+        if np.isclose(got_var, np.sum(X**2) / (n * d)):
+            raise Failure("you did not subtract the mean: use ||x_i - mu_hat||^2, not ||x_i||^2.")
+        if np.isclose(got_var, np.sqrt(want_var)):
+            raise Failure("you returned a standard deviation; return the variance sigma^2.")
+        raise Failure(
+            f"the variance is wrong on a data set with n = {n}, d = {d}. It is the average squared "
+            "distance to the mean per coordinate: (1/(n d)) sum_i ||x_i - mu_hat||^2."
+        )
+
+
+# ---------------------------------------------------- ex-gaussian-kl-value --
+
+# KL( N(1, 1) || N(0, 4) ) to 4 decimals, and the values of typical mistakes.
+_KL_DECIMALS = 4
+_KL_DIGEST = "c465922bc4a921ba"
+_KL_MISTAKES = {
+    "9a8f8b949fba41b0": "that is KL(q || p), the other direction: KL is not symmetric; the expectation is under p.",
+    "92c3d84c243fee6e": "you are missing the constant -1/2 (it comes from E_p[(x - mu_0)^2] / (2 sigma_0^2)).",
+    "c2ac3a291023616a": "you used 4 as the standard deviation of q; 4 is its variance (sigma_1 = 2).",
+    "774c5ce9e4abb23b": (
+        "the log term is ln(sigma_1 / sigma_0) = (1/2) ln(sigma_1^2 / sigma_0^2), not ln(sigma_1^2 / sigma_0^2)."
+    ),
+    "a30e7be5435ddac0": "that is the answer in bits (log base 2); the book uses natural logarithms (nats).",
+}
+
+
+@check("ex-gaussian-kl-value", "your number equals KL(p || q) to 4 decimals.")
+def gaussian_kl_value(answer):
+    if answer is Ellipsis or answer is None:
+        raise NotImplementedYet()
+    if callable(answer):
+        raise Failure("pass the number itself (e.g. `answer = 0.1234`), not a function.")
+    value = expect_scalar(answer, "KL(p || q)", name="your answer")
+    if matches_digest(value, _KL_DIGEST, _KL_DECIMALS):
+        return
+    if value < 0:
+        raise Failure("a KL divergence is never negative (Gibbs' inequality): check the signs.")
+    for key, message in _KL_MISTAKES.items():
+        if matches_digest(value, key, _KL_DECIMALS):
+            raise Failure(message)
+    raise Failure(
+        "not the right value. Write KL(p || q) = E_p[ln p(x) - ln q(x)], expand both log-densities, "
+        "and use E_p[x] = mu_0 and E_p[(x - mu_0)^2] = sigma_0^2."
+    )
+
+
+def _kl_reference():
+    """The stored digests, recomputed from lib (used by the tests, never shown to students)."""
+    right = mle.gaussian_kl([1.0], 1.0, [0.0], 4.0)
+    wrong = {
+        "reverse": mle.gaussian_kl([0.0], 4.0, [1.0], 1.0),
+        "no_half": right + 0.5,
+        "std_as_var": mle.gaussian_kl([1.0], 1.0, [0.0], 16.0),
+        "log_var_ratio": np.log(4.0) + 2 / 8 - 0.5,
+        "bits": right / np.log(2),
+    }
+    return right, wrong
+
+
+# ----------------------------------------------- ex-variance-mse-experiment --
+
+_EXPERIMENT_N = np.array([2, 3, 5, 10, 30])
+_EXPERIMENT_REPEATS = 20000
+_EXPERIMENT_SIGMA2 = 2.0
+
+
+@check("ex-variance-mse-experiment",
+       "on n = 2, 3, 5, 10, 30 with 20,000 repetitions: shape, the average of the MLE near (n-1)/n sigma^2, "
+       "and both mean squared errors near their exact values within Monte Carlo error.")
+def variance_mse_experiment(student_fn):
+    n_values = _EXPERIMENT_N.copy()
+    sigma2 = _EXPERIMENT_SIGMA2
+    out = call(student_fn, n_values, _EXPERIMENT_REPEATS, sigma2, np.random.default_rng(5),
+               name="variance_mse_experiment")
+    got = expect_array(out, (n_values.shape[0], 3), "the table (average MLE, MSE of MLE, MSE of unbiased)",
+                       name="variance_mse_experiment")
+    n = n_values.astype(float)
+    mean_mle = (n - 1) / n * sigma2
+    mse_mle = (2 * n - 1) / n**2 * sigma2**2
+    mse_unbiased = 2 / (n - 1) * sigma2**2
+    var_mle = 2 * (n - 1) / n**2 * sigma2**2  # variance only, without the squared bias
+    # Monte Carlo tolerances: about 5 standard errors (relative), from the chi-square moments.
+    if np.allclose(got[:, 0], sigma2, rtol=0.04):
+        raise Failure(
+            "the averages of column 0 are close to sigma^2 itself, so your estimator is unbiased: "
+            "the MLE divides by n (np.var's default ddof=0) and centres at the sample mean, not at the true mean."
+        )
+    if not np.allclose(got[:, 0], mean_mle, rtol=0.04):
+        raise Failure(
+            "column 0 (the average of the MLE over the repetitions) is not where the chapter's theorem "
+            "puts it, (n - 1)/n sigma^2. Compute the variance MLE of each simulated sample with ddof=0."
+        )
+    if np.allclose(got[:, 1], mse_unbiased, rtol=0.1) and np.allclose(got[:, 2], mse_mle, rtol=0.1):
+        raise Failure(
+            "columns 1 and 2 are swapped: column 1 is the MSE of the MLE, column 2 of the unbiased estimator."
+        )
+    if np.allclose(got[:, 1], var_mle, rtol=0.1):
+        raise Failure(
+            "column 1 looks like the variance of the MLE around its own average; the MSE is the average "
+            "of (sigma_hat^2 - sigma^2)^2 around the true sigma^2, which adds the squared bias."
+        )
+    if not np.allclose(got[:, 1], mse_mle, rtol=0.1):
+        raise Failure("column 1 (mean squared error of the MLE, average of (estimate - sigma^2)^2) is off.")
+    if not np.allclose(got[:, 2], mse_unbiased, rtol=0.1):
+        raise Failure(
+            "column 2 (mean squared error of the unbiased estimator, which divides by n - 1) is off."
+        )
+    if not np.all(np.diff(got[:, 0]) > 0):
+        raise Failure("column 0 should increase with n: the bias -sigma^2/n shrinks.")
+
+
+def _digest_table():
+    """Helper for maintainers: the digests stored above, recomputed (see tests)."""
+    right, wrong = _kl_reference()
+    return digest(right, _KL_DECIMALS), {k: digest(v, _KL_DECIMALS) for k, v in wrong.items()}

@@ -1,0 +1,389 @@
+"""Checks for the exercises of chapter 4, "Mixture models and the EM algorithm".
+
+Every reference value comes from :mod:`lib.mixture` (imported when a check
+runs, so importing :mod:`lib.checks` stays cheap).  The exercises use
+spherical mixtures, :math:`\\Sigma_k = \\sigma_k^2 I`, with ``variances`` of
+shape ``(K,)``.
+"""
+
+from importlib import import_module
+
+import numpy as np
+
+from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, matches_digest
+
+__all__ = ["em_e_step", "em_m_step_spherical", "em_second_iteration", "em_run", "em_lower_bound"]
+
+# A ridge small enough to change nothing: lib's m_step requires reg_covar > 0.
+_NO_RIDGE = 1e-300
+
+
+def _mixture():
+    return import_module("lib.mixture")
+
+
+def _spherical_problem(rng, n, d, K, spread=4.0):
+    """Data from a spherical mixture with unequal weights and variances, and parameters near it."""
+    weights = rng.dirichlet(np.full(K, 2.0))
+    weights = 0.5 * weights + 0.5 * np.linspace(1.0, 3.0, K) / np.linspace(1.0, 3.0, K).sum()
+    means = rng.normal(scale=spread, size=(K, d)) + 2.0  # offset: the data are not centred at 0
+    variances = np.linspace(0.4, 2.0, K) * rng.uniform(0.8, 1.2, size=K)
+    z = rng.choice(K, size=n, p=weights)
+    X = means[z] + rng.normal(size=(n, d)) * np.sqrt(variances[z])[:, None]
+    # the parameters handed to the student: a perturbed copy of the truth
+    start_means = means + rng.normal(scale=0.5, size=(K, d))
+    return X, weights, start_means, variances
+
+
+def _softmax_rows(log_p):
+    return np.exp(log_p - np.max(log_p, axis=1, keepdims=True)) / np.sum(
+        np.exp(log_p - np.max(log_p, axis=1, keepdims=True)), axis=1, keepdims=True
+    )
+
+
+def _sq_dist(X, means):
+    return ((X[:, None, :] - means[None, :, :]) ** 2).sum(axis=2)  # (n, K)
+
+
+def _reject_tuple(out, what, name):
+    if isinstance(out, tuple):
+        raise Failure(
+            f"{name} returned a tuple of {len(out)} items; return only {what} as one array "
+            "(lib.mixture.e_step also returns the log-normaliser, your function should not)."
+        )
+
+
+# --------------------------------------------------------------------------- ex-em-e-step
+
+
+@check(
+    "ex-em-e-step",
+    "matches equation em-e-step on 3 spherical mixtures with unequal weights and variances "
+    "(d = 1, 2, 4), including points far from every component.",
+)
+def em_e_step(student_fn):
+    mixture = _mixture()
+    rng = np.random.default_rng(40)
+    cases = [_spherical_problem(rng, 40, d, K) for d, K in [(2, 3), (1, 2), (4, 4)]]
+    for X, weights, means, variances in cases:
+        n, d = X.shape
+        K = len(weights)
+        out = call(student_fn, X, weights, means, variances, name="e_step_spherical")
+        _reject_tuple(out, "the responsibilities", "e_step_spherical")
+        resp = expect_array(out, (n, K), "the responsibilities", name="e_step_spherical")
+        if np.any(resp < -1e-12):
+            raise Failure("some responsibilities are negative; they are probabilities.")
+        row_sums = resp.sum(axis=1)
+        if not np.allclose(row_sums, 1.0, atol=1e-8):
+            if np.allclose(resp.sum(axis=0), 1.0, atol=1e-8):
+                raise Failure(
+                    "each column of your array sums to 1, but each row must: normalise over the "
+                    "components (axis=1), not over the samples (axis=0)."
+                )
+            raise Failure(
+                "the rows of your responsibilities do not sum to 1: divide by the sum over the "
+                "components k, i.e. subtract logsumexp(log_joint, axis=1, keepdims=True) in log space."
+            )
+        want, _ = mixture.e_step(X, weights, means, variances, "spherical")
+        if np.allclose(resp, want, rtol=1e-6, atol=1e-9):
+            continue
+        sq = _sq_dist(X, means)
+        log_w = np.log(weights)
+        log_det = -0.5 * d * np.log(2 * np.pi * variances)
+        mistakes = [
+            (log_det - sq / (2 * variances),
+             "your responsibilities ignore the mixing weights: add ln(weights[k]) to each log-density "
+             "(the weights matter whenever they are unequal)."),
+            (log_w - sq / (2 * variances),
+             "you dropped the -(d/2) ln(2 pi sigma_k^2) term of the log-density: it cancels only when "
+             "all variances are equal."),
+            (log_w - 0.5 * d * np.log(2 * np.pi * np.sqrt(variances)) - sq / (2 * np.sqrt(variances)),
+             "you used the variances as if they were standard deviations: variances[k] is sigma_k^2."),
+            (log_w + log_det - sq / variances,
+             "the exponent lacks the factor 1/2: the log-density has -||x - mu_k||^2 / (2 sigma_k^2)."),
+            (log_w - 0.5 * np.log(2 * np.pi * variances) - sq / (2 * variances),
+             "the normalising constant of a d-dimensional spherical Gaussian is (2 pi sigma^2)^(-d/2): "
+             "the factor d is missing."),
+        ]
+        for log_p, message in mistakes:
+            if np.allclose(resp, _softmax_rows(log_p), rtol=1e-6, atol=1e-9):
+                raise Failure(message)
+        raise Failure(
+            "your responsibilities differ from equation em-e-step. Compute ln(weights[k]) "
+            "+ ln N(x_i | mu_k, sigma_k^2 I) for every i, k, then subtract its logsumexp over k."
+        )
+
+    # points far from every component: the densities underflow to 0
+    X, weights, means, variances = cases[0]
+    X_far = np.vstack([X[:5], means[0] + np.array([60.0, -45.0]), means[1] + np.array([-80.0, 30.0])])
+    small = variances * 0.05
+    out = call(student_fn, X_far, weights, means, small, name="e_step_spherical")
+    _reject_tuple(out, "the responsibilities", "e_step_spherical")
+    arr = np.asarray(out, dtype=np.float64) if not isinstance(out, (str, bytes)) else None
+    if arr is not None and arr.shape == (len(X_far), len(weights)) and not np.all(np.isfinite(arr)):
+        raise Failure(
+            "NaN or infinity for points far from every component: their densities underflow to 0 and "
+            "0/0 follows. Stay in log space: resp = exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))."
+        )
+    resp = expect_array(out, (len(X_far), len(weights)), "the responsibilities", name="e_step_spherical")
+    want, _ = mixture.e_step(X_far, weights, means, small, "spherical")
+    if not np.allclose(resp, want, rtol=1e-6, atol=1e-9):
+        raise Failure(
+            "wrong responsibilities for points far from every component (your function is right for "
+            "nearby points): do not clip or floor the densities, normalise the log-joint with logsumexp."
+        )
+
+
+# --------------------------------------------------------------------------- ex-em-m-step
+
+
+@check(
+    "ex-em-m-step",
+    "matches equations em-m-step-weights, em-m-step-means and em-m-step-cov (spherical) "
+    "on 3 data sets in d = 3 with uneven responsibilities.",
+)
+def em_m_step_spherical(student_fn):
+    mixture = _mixture()
+    rng = np.random.default_rng(41)
+    for n, K in [(30, 3), (45, 2), (25, 4)]:
+        d = 3
+        X = rng.normal(size=(n, d)) * 1.5 + rng.normal(scale=3.0, size=d) + 4.0  # mean far from 0
+        resp = rng.dirichlet(np.full(K, 0.4), size=n)
+        resp[: K, :] = np.eye(K)  # every component owns at least one point outright
+        out = call(student_fn, X, resp, name="m_step_spherical")
+        if not isinstance(out, (tuple, list)) or len(out) != 3:
+            raise Failure(
+                "m_step_spherical must return a tuple (weights, means, variances), got "
+                f"{type(out).__name__}" + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else "") + "."
+            )
+        weights = expect_array(out[0], (K,), "the weights", name="m_step_spherical")
+        means = expect_array(out[1], (K, d), "the means", name="m_step_spherical")
+        var_arr = np.asarray(out[2], dtype=np.float64)
+        if var_arr.shape == (K, d):
+            raise Failure(
+                "your variances have shape (K, d), one per coordinate (a diagonal covariance); a "
+                "spherical component has one variance: average over the d coordinates."
+            )
+        variances = expect_array(out[2], (K,), "the variances", name="m_step_spherical")
+        want_w, want_m, want_v = mixture.m_step(X, resp, "spherical", reg_covar=_NO_RIDGE)
+        nk = resp.sum(axis=0)
+
+        # weights
+        if not np.allclose(weights, want_w, rtol=1e-7, atol=1e-12):
+            if np.allclose(weights, nk, rtol=1e-7):
+                raise Failure("your weights are the soft counts n_k; the weights are n_k / n (they sum to 1).")
+            if not np.isclose(weights.sum(), 1.0):
+                raise Failure("your weights do not sum to 1: pi_k = n_k / n with n_k = sum_i resp[i, k].")
+            raise Failure("your weights differ from pi_k = n_k / n with n_k = sum_i resp[i, k].")
+
+        # means
+        if not np.allclose(means, want_m, rtol=1e-7, atol=1e-10):
+            weighted_sum = resp.T @ X
+            if np.allclose(means, weighted_sum, rtol=1e-7):
+                raise Failure(
+                    "your means are weighted sums, not weighted averages: divide sum_i resp[i, k] x_i "
+                    "by n_k = sum_i resp[i, k] (the normalisation some lecture notes drop)."
+                )
+            if np.allclose(means, weighted_sum / n, rtol=1e-7):
+                raise Failure("your means divide by n; a component's mean divides by its soft count n_k.")
+            if np.allclose(means, np.broadcast_to(X.mean(axis=0), means.shape), rtol=1e-7):
+                raise Failure(
+                    "every component got the plain data mean: weight each x_i by resp[i, k] "
+                    "(an unweighted mean ignores the responsibilities)."
+                )
+            raise Failure("your means differ from mu_k = sum_i resp[i, k] x_i / n_k.")
+
+        # variances
+        if not np.allclose(variances, want_v, rtol=1e-7, atol=1e-12):
+            sq = _sq_dist(X, want_m)  # (n, K)
+            weighted = (resp * sq).sum(axis=0)
+            mistakes = [
+                (weighted / nk, "your variances are d times too large: a spherical variance averages "
+                                "over the d coordinates, so divide by d * n_k."),
+                (weighted / (d * n), "your variances divide by d * n; a component's variance divides by "
+                                     "d * n_k, its own soft count."),
+                (weighted / n, "your variances divide by n and miss the 1/d: use d * n_k."),
+                (sq.sum(axis=0) / (d * nk), "your variances ignore the responsibilities: weight each "
+                                            "squared distance ||x_i - mu_k||^2 by resp[i, k]."),
+                (sq.sum(axis=0) / nk, "your variances ignore the responsibilities and the 1/d: use "
+                                      "sum_i resp[i, k] ||x_i - mu_k||^2 / (d * n_k)."),
+            ]
+            for value, message in mistakes:
+                if np.allclose(variances, value, rtol=1e-7):
+                    raise Failure(message)
+            raise Failure(
+                "your variances differ from sigma_k^2 = sum_i resp[i, k] ||x_i - mu_k||^2 / (d * n_k), "
+                "computed with the *new* means."
+            )
+
+
+# --------------------------------------------------------------------------- ex-em-second-iteration
+
+# digest of pi_1 after the second EM iteration of the worked example, rounded to 3 decimals
+# (computed with lib.mixture from lib.datasets.worked_example(); the value itself is not stored)
+_SECOND_PI1_DIGEST = "aea9347497a616a9"
+
+
+@check(
+    "ex-em-second-iteration",
+    "your pi_1 after the second iteration rounds to the stored answer (3 decimals).",
+)
+def em_second_iteration(answer):
+    if answer is Ellipsis:
+        raise NotImplementedYet()
+    if answer is None:
+        raise Failure("answer is None: assign your number, e.g. answer = 0.123.")
+    value = expect_scalar(answer, "pi_1", name="answer")
+    if not 0.0 <= value <= 1.0:
+        raise Failure("a mixing weight lies between 0 and 1; check the soft counts n_k and the division by n = 4.")
+    if matches_digest(value, _SECOND_PI1_DIGEST, 3):
+        return
+    mixture = _mixture()
+    ex = import_module("lib.datasets").worked_example()
+    X = ex["X"]
+    resp0, _ = mixture.e_step(X, ex["weights"], ex["means"], ex["variances"], "spherical")
+    first = mixture.m_step(X, resp0, "spherical", reg_covar=_NO_RIDGE)
+    if abs(value - first[0][0]) < 2e-3:
+        raise Failure(
+            "that is pi_1 after the first iteration; run one more E-step with theta^(1) "
+            "(pi = (3/4, 1/4), mu_1 = (-1, 0), mu_2 = (0, 0), sigma^2 = (0.375, 0.125)), then update the weights."
+        )
+    if matches_digest(1.0 - value, _SECOND_PI1_DIGEST, 3):
+        raise Failure("that looks like the weight of the second component; the question asks for pi_1.")
+    raise Failure(
+        "not yet. Recompute gamma_11 and gamma_31 with the new variances: the density of a 2-D "
+        "spherical Gaussian is exp(-||x - mu||^2 / (2 sigma^2)) / (2 pi sigma^2); then "
+        "pi_1 = (2 gamma_11 + 2 gamma_31) / 4."
+    )
+
+
+# --------------------------------------------------------------------------- ex-em-run
+
+
+def _reference_history(mixture, X, weights, means, variances, n_iter):
+    theta = (weights, means, variances)
+    history = [mixture.log_likelihood(X, *theta, "spherical")]
+    for _ in range(n_iter):
+        resp, _ = mixture.e_step(X, *theta, "spherical")
+        theta = mixture.m_step(X, resp, "spherical", reg_covar=_NO_RIDGE)
+        history.append(mixture.log_likelihood(X, *theta, "spherical"))
+    return np.array(history)
+
+
+@check(
+    "ex-em-run",
+    "your log-likelihood sequences never decrease and match EM from the same 3 starting points "
+    "(8 and 5 iterations, unequal initial weights).",
+)
+def em_run(student_fn):
+    mixture = _mixture()
+    rng = np.random.default_rng(42)
+    X, weights, means, variances = _spherical_problem(rng, 60, 2, 3, spread=3.0)
+    starts = [
+        (weights, means, np.ones(3), 8),
+        (np.array([0.5, 0.3, 0.2]), X[rng.choice(len(X), 3, replace=False)], np.full(3, 2.0), 8),
+        (np.array([0.2, 0.2, 0.6]), X[rng.choice(len(X), 3, replace=False)], np.array([0.5, 1.0, 3.0]), 5),
+    ]
+    for w0, m0, v0, n_iter in starts:
+        out = call(student_fn, X, w0, m0, v0, n_iter, name="run_em")
+        try:
+            arr = np.asarray(out, dtype=np.float64).ravel()
+        except (TypeError, ValueError):
+            raise Failure(
+                f"run_em should return the log-likelihoods as a list or 1-D array of numbers, got {type(out).__name__}."
+            ) from None
+        if arr.size == n_iter:
+            raise Failure(
+                f"run_em returned {n_iter} values for n_iter={n_iter}; return n_iter + 1: the first is the "
+                "log-likelihood at the initial parameters, before any iteration."
+            )
+        history = expect_array(arr, (n_iter + 1,), "the log-likelihood history", name="run_em")
+        drops = np.flatnonzero(np.diff(history) < -1e-8 * np.maximum(1.0, np.abs(history[1:])))
+        if drops.size:
+            raise Failure(
+                f"your log-likelihood decreases at iteration {drops[0] + 1}, but EM never lowers it "
+                "(corollary cor-em-monotone). Look for a bug in the M-step: means divided by n_k, "
+                "variances by d * n_k, computed with the new means."
+            )
+        want = _reference_history(mixture, X, w0, m0, v0, n_iter)
+        if np.allclose(history, want, rtol=1e-7, atol=1e-9):
+            continue
+        if np.allclose(history, want / len(X), rtol=1e-7):
+            raise Failure(
+                "you recorded the average log-likelihood per sample; record the total L(theta) of "
+                "equation gmm-loglik (the sum over the samples)."
+            )
+        if not np.isclose(history[0], want[0], rtol=1e-7):
+            if np.isclose(history[0], want[1], rtol=1e-7):
+                raise Failure(
+                    "your first entry is the log-likelihood after one iteration; entry 0 must be at the "
+                    "initial parameters."
+                )
+            raise Failure(
+                "your first entry is not the log-likelihood L(theta) (equation gmm-loglik) at the initial "
+                "parameters; check the log-likelihood computation (log-sum-exp over the components, "
+                "including ln(weights))."
+            )
+        raise Failure(
+            "your sequence is monotone and starts right, but later entries differ from EM from the same "
+            "start: check that each iteration updates weights, means and variances from the E-step's "
+            "responsibilities (spherical M-step, no ridge, no early stopping)."
+        )
+
+
+# --------------------------------------------------------------------------- ex-em-lower-bound
+
+
+@check(
+    "ex-em-lower-bound",
+    "matches G(Q, theta) of equation em-lower-bound for random Q, for Q with exact zeros, and for "
+    "the E-step's Q (where it equals the log-likelihood), on 2 spherical mixtures.",
+)
+def em_lower_bound(student_fn):
+    mixture = _mixture()
+    rng = np.random.default_rng(43)
+    for n, d, K in [(20, 2, 3), (15, 3, 2)]:
+        X, weights, means, variances = _spherical_problem(rng, n, d, K)
+        Q_random = rng.dirichlet(np.ones(K), size=n)
+        Q_zeros = Q_random.copy()
+        Q_zeros[::3, 0] = 0.0  # exact zeros: 0 ln 0 = 0
+        Q_zeros[1::4] = np.eye(K)[np.arange(len(Q_zeros[1::4])) % K]
+        Q_zeros /= Q_zeros.sum(axis=1, keepdims=True)
+        Q_post, log_norm = mixture.e_step(X, weights, means, variances, "spherical")
+        for label, Q in [("a random Q", Q_random), ("a Q with exact zeros", Q_zeros), ("the E-step's Q", Q_post)]:
+            out = call(student_fn, X, Q, weights, means, variances, name="lower_bound_spherical")
+            if label == "a Q with exact zeros":
+                arr = np.asarray(out, dtype=np.float64) if not isinstance(out, (str, bytes)) else None
+                if arr is not None and arr.size == 1 and not np.isfinite(arr.reshape(())):
+                    raise Failure(
+                        "NaN or infinity for a Q with exact zeros: 0 * ln(0) gives NaN in floating point. "
+                        "Use the convention 0 ln 0 = 0, e.g. scipy.special.xlogy(Q, Q) for Q ln Q."
+                    )
+            value = expect_scalar(out, "G(Q, theta)", name="lower_bound_spherical")
+            want = mixture.lower_bound(X, Q, weights, means, variances, "spherical")
+            if np.isclose(value, want, rtol=1e-7, atol=1e-9):
+                continue
+            F = mixture.expected_complete_log_likelihood(X, Q, weights, means, variances, "spherical")
+            H = mixture.entropy(Q)
+            L = float(log_norm.sum())
+            if np.isclose(value, F, rtol=1e-7):
+                raise Failure(
+                    f"for {label} you returned F(Q, theta) without the entropy term: G = F + sum_i H(Q_i) "
+                    "with H(Q_i) = -sum_k Q_ik ln Q_ik."
+                )
+            if np.isclose(value, F - H, rtol=1e-7):
+                raise Failure(
+                    f"for {label} the entropy enters with the wrong sign: H(Q_i) = -sum_k Q_ik ln Q_ik is "
+                    "non-negative and G = F + sum_i H(Q_i)."
+                )
+            if np.isclose(value, L, rtol=1e-7):
+                raise Failure(
+                    f"for {label} you returned the log-likelihood L(theta), which does not depend on Q; "
+                    "G(Q, theta) equals L only when Q is the E-step's posterior (lemma lem-em-e-step)."
+                )
+            if np.isclose(value, want / n, rtol=1e-7):
+                raise Failure("you returned an average over the samples; G sums over i = 1..n.")
+            raise Failure(
+                f"your G differs for {label}: G = sum_i sum_k Q_ik (ln pi_k + ln N(x_i | mu_k, sigma_k^2 I) "
+                "- ln Q_ik), with the full log-density including -(d/2) ln(2 pi sigma_k^2)."
+            )

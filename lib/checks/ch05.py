@@ -1,0 +1,313 @@
+"""Checks for chapter 5, "The ELBO and variational EM".
+
+Every check compares the student's answer with :mod:`lib.variational` (and
+:mod:`lib.mixture`) on generated inputs, and names the typical mistake it
+recognises; none shows the reference value for the exercise's own input.
+"""
+
+import numpy as np
+from scipy.special import expit, logsumexp
+
+from .. import mixture
+from .. import variational as V
+from ._core import Failure, NotImplementedYet, call, check, digest, expect_array, expect_scalar, matches_digest
+
+__all__ = [
+    "elbo_discrete",
+    "elbo_gap_by_hand",
+    "mean_field_update",
+    "hard_em_step",
+    "mean_field_gap",
+]
+
+
+def _close(a, b, tol=1e-8):
+    return bool(np.all(np.abs(np.asarray(a) - np.asarray(b)) <= tol * (1.0 + np.abs(np.asarray(b)))))
+
+
+# ----------------------------------------------------------------- ex 1
+
+
+def _elbo_cases(rng):
+    """Clean cases first (so common mistakes are named), then zeros and extremes."""
+    clean = []
+    for S in (2, 3, 5, 8):
+        lj = rng.normal(scale=2.0, size=S) - 3.0
+        clean.append((lj, rng.dirichlet(np.ones(S))))
+    return clean
+
+
+@check("ex-elbo-discrete", "matches lib.variational.elbo on 4 random cases, a q with zero entries, "
+       "an impossible state (log p = -inf) that q avoids, and log-joints near -1000.")
+def elbo_discrete(student_fn):
+    rng = np.random.default_rng(50)
+    for lj, q in _elbo_cases(rng):
+        got = expect_scalar(call(student_fn, lj, q, name="elbo_discrete"), "the ELBO", name="elbo_discrete")
+        want = V.elbo(lj, q)
+        if _close(got, want):
+            continue
+        cross = float(np.sum(q * lj))
+        entropy = float(-np.sum(q * np.log(q)))
+        if _close(got, cross):
+            raise Failure("your value is E_q[ln p(x, z)] alone: the ELBO also contains the entropy H(q) "
+                          "= -sum_z q(z) ln q(z).")
+        if _close(got, cross - entropy):
+            raise Failure("you subtracted the entropy: H(q) = -sum q ln q is positive, and the ELBO is "
+                          "E_q[ln p(x, z)] + H(q), i.e. sum_z q(z) (ln p(x, z) - ln q(z)).")
+        if _close(got, -want):
+            raise Failure("your value has the wrong sign: the ELBO is sum_z q(z) ln(p(x, z) / q(z)), "
+                          "which lies below ln p(x).")
+        if _close(got, float(logsumexp(lj))):
+            raise Failure("you returned ln p(x) = ln sum_z p(x, z), the evidence, not its lower bound "
+                          "for this q.")
+        if _close(got, want - np.log(len(q))) or _close(got, want + np.log(len(q))):
+            raise Failure("your value is off by ln(number of states): average with the weights q(z), not "
+                          "with 1/S, and do not normalise the log-joint.")
+        if got > logsumexp(lj) + 1e-9:
+            raise Failure("your value exceeds ln p(x) = logsumexp(log_joint), which no lower bound can do.")
+        raise Failure("your value differs from sum_z q(z) (ln p(x, z) - ln q(z)) on a random case.")
+
+    # q with zero entries: 0 ln 0 must count as 0
+    lj = np.array([-1.0, -2.5, -0.5, -4.0])
+    q = np.array([0.0, 0.3, 0.7, 0.0])
+    got = call(student_fn, lj, q, name="elbo_discrete")
+    if np.isscalar(got) or np.ndim(got) == 0:
+        if np.isnan(float(got)):
+            raise Failure("you get NaN when some q(z) = 0: 0 * ln 0 must count as 0. Use "
+                          "scipy.special.xlogy(q, q) or keep only the states with q > 0.")
+    got = expect_scalar(got, "the ELBO", name="elbo_discrete")
+    if not _close(got, V.elbo(lj, q)):
+        raise Failure("with zero entries in q your value is wrong: states with q(z) = 0 contribute "
+                      "nothing to either term.")
+
+    # an impossible state that q avoids: 0 * (-inf) must count as 0
+    lj = np.array([-np.inf, -1.0, -2.0])
+    q = np.array([0.0, 0.4, 0.6])
+    got = call(student_fn, lj, q, name="elbo_discrete")
+    if (np.isscalar(got) or np.ndim(got) == 0) and np.isnan(float(got)):
+        raise Failure("you get NaN when ln p(x, z) = -inf on a state with q(z) = 0: the product "
+                      "0 * (-inf) is NaN in floating point. Sum only over the states with q(z) > 0.")
+    got = expect_scalar(got, "the ELBO", name="elbo_discrete")
+    if not _close(got, V.elbo(lj, q)):
+        raise Failure("a state with q(z) = 0 and ln p(x, z) = -inf must contribute nothing; your value "
+                      "is off on such a case.")
+
+    # very small probabilities: p(x, z) = exp(-1000) underflows to 0
+    lj = np.array([-1000.0, -1001.0, -1003.0])
+    q = np.array([0.2, 0.5, 0.3])
+    got = call(student_fn, lj, q, name="elbo_discrete")
+    if (np.isscalar(got) or np.ndim(got) == 0) and not np.isfinite(float(got)):
+        raise Failure("your function breaks when ln p(x, z) is about -1000: exp(-1000) underflows to 0. "
+                      "Work with the log-joint directly; never exponentiate it.")
+    got = expect_scalar(got, "the ELBO", name="elbo_discrete")
+    if not _close(got, V.elbo(lj, q)):
+        raise Failure("your value is wrong when ln p(x, z) is about -1000 (underflow?): work in log space.")
+
+
+# ----------------------------------------------------------------- ex 2
+
+# Model of the exercise: p(z=1) = 1/4, x | z ~ N(2z, 1), x = 2, q = (1/2, 1/2).
+_GAP_DIGEST = "231bd58a2f7a50f4"  # digest(KL(q || p(z | x)), 3)
+_GAP_WRONG = {}  # filled below from digests of the usual wrong answers
+
+
+@check("ex-elbo-gap", "your number rounds to the gap ln p(x) - ELBO(q) = KL(q || p(z | x)) to 3 decimals.")
+def elbo_gap_by_hand(answer):
+    if answer is Ellipsis or answer is None:
+        raise NotImplementedYet()
+    value = expect_scalar(answer, "the gap", name="your answer")
+    if matches_digest(value, _GAP_DIGEST, 3):
+        return
+    for digest_, message in _GAP_WRONG.items():
+        if matches_digest(value, digest_, 3):
+            raise Failure(message)
+    if value < 0:
+        raise Failure("the gap ln p(x) - ELBO is a KL divergence, so it cannot be negative: check the order "
+                      "of the subtraction.")
+    raise Failure("not the gap yet. Compute ln p(x, z) for z = 0 and z = 1, then ln p(x) with logsumexp, the "
+                  "ELBO sum_z q(z)(ln p(x, z) - ln q(z)), and subtract.")
+
+
+def _gap_model():
+    log_norm = -0.5 * np.log(2 * np.pi)
+    lj = np.array([np.log(0.75) + log_norm - 0.5 * 2.0**2, np.log(0.25) + log_norm])
+    q = np.array([0.5, 0.5])
+    return lj, q
+
+
+def _init_gap_digests():
+    lj, q = _gap_model()
+    post = V.posterior(lj)
+    reverse = float(np.sum(post * np.log(post / q)))
+    _GAP_WRONG[digest(reverse, 3)] = ("this is KL(p(z | x) || q), the divergence in the other direction. The ELBO "
+                                      "gap is KL(q || p(z | x)) = sum_z q(z) ln(q(z) / p(z | x)).")
+    _GAP_WRONG[digest(V.elbo(lj, q), 3)] = "this is the ELBO itself; the exercise asks for ln p(x) minus the ELBO."
+    _GAP_WRONG[digest(V.log_evidence(lj), 3)] = "this is ln p(x) itself; subtract the ELBO for the given q."
+    prior = np.array([0.75, 0.25])
+    _GAP_WRONG[digest(float(np.sum(q * np.log(q / prior))), 3)] = (
+        "this is KL(q || p(z)), the divergence to the prior. The gap is the divergence to the posterior "
+        "p(z | x), which also depends on the likelihood of x = 2.")
+
+
+_init_gap_digests()
+
+
+# ----------------------------------------------------------------- ex 3
+
+
+def _update_variants(X, lam, m, probs, W, s2):
+    """The reference update and the usual wrong ones, as (name, column) pairs."""
+    logit = np.log(probs[m]) - np.log1p(-probs[m])
+    others = lam @ W - lam[:, [m]] * W[m]
+    ref = expit(logit + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / s2)
+    wrong = {
+        "self": (expit(logit + ((X - lam @ W) @ W[m] - 0.5 * W[m] @ W[m]) / s2),
+                 "your update subtracts lambda_m w_m as well: the sum over l must skip l = m (the cause being "
+                 "updated does not explain away itself; its own square gives the -||w_m||^2 / 2 term)."),
+        "no_half": (expit(logit + ((X - others) @ W[m]) / s2),
+                    "the term -||w_m||^2 / (2 sigma^2) is missing: it comes from E[z_m^2] = E[z_m] in the "
+                    "expanded square ||x - sum_l z_l w_l||^2."),
+        "full_sq": (expit(logit + ((X - others) @ W[m] - W[m] @ W[m]) / s2),
+                    "the ||w_m||^2 term has a factor 1 where it should have 1/2: expand "
+                    "-(1/(2 sigma^2)) ||x - sum_l z_l w_l||^2 carefully."),
+        "no_prior": (expit(((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / s2),
+                     "the prior log-odds ln(pi_m / (1 - pi_m)) are missing from the argument of the sigmoid."),
+        "sigma": (expit(logit + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / np.sqrt(s2)),
+                  "you divided by sigma instead of sigma^2 = noise_variance."),
+        "logit": (logit + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / s2,
+                  "you returned the argument of the sigmoid (the log-odds); lambda_m is its sigmoid."),
+    }
+    return ref, wrong
+
+
+@check("ex-mean-field-update", "matches lib.variational.mean_field_update on 5 random models (1 to 4 causes), "
+       "never lowers the ELBO, and stays finite for large fields.")
+def mean_field_update(student_fn):
+    rng = np.random.default_rng(51)
+    for M, d in ((1, 2), (2, 2), (3, 4), (4, 3), (3, 1)):
+        probs = rng.uniform(0.1, 0.9, size=M)
+        W = rng.normal(scale=1.5, size=(M, d))
+        s2 = float(rng.uniform(0.2, 2.0))
+        params = V.FactorialParams(probs, W, s2)
+        X, _ = V.sample(params, 7, rng)
+        lam = rng.random((7, M))
+        m = int(rng.integers(M))
+        out = call(student_fn, X, lam, m, probs, W, s2, name="mean_field_update")
+        if np.shape(out) == (7, M):
+            raise Failure(f"return only the new column lambda[:, m], shape (n_samples,) = (7,), not the whole "
+                          f"matrix of shape (7, {M}).")
+        got = expect_array(out, (7,), "the new lambda[:, m]", name="mean_field_update")
+        ref, wrong = _update_variants(X, lam, m, probs, W, s2)
+        if _close(got, ref, 1e-7):
+            new = lam.copy()
+            new[:, m] = got
+            if V.mean_field_elbo(X, params, new) < V.mean_field_elbo(X, params, lam) - 1e-8:
+                raise Failure("your update lowered the ELBO on a random case.")
+            continue
+        for key, (value, message) in wrong.items():
+            if _close(got, value, 1e-7) and not _close(value, ref, 1e-7):
+                raise Failure(message)
+        if np.any((got < 0) | (got > 1)):
+            raise Failure("lambda_m = q(z_m = 1) is a probability: pass the field through the sigmoid.")
+        raise Failure(f"your column differs from the coordinate-ascent update on a random model with {M} "
+                      "cause(s); compare your formula with the derivation term by term.")
+
+    # a huge field must not overflow into NaN: sigmoid(+-800)
+    probs = np.array([0.5, 0.5])
+    W = np.array([[40.0, 0.0], [0.0, 40.0]])
+    X = np.array([[40.0, -40.0], [-40.0, 40.0]])
+    lam = np.full((2, 2), 0.5)
+    out = call(student_fn, X, lam, 0, probs, W, 1.0, name="mean_field_update")
+    if np.shape(out) == (2,) and not np.all(np.isfinite(np.asarray(out, dtype=float))):
+        raise Failure("for a very large field (about +-800) your sigmoid returns NaN or inf (exp overflows); "
+                      "use scipy.special.expit, which is stable for any argument.")
+    got = expect_array(out, (2,), "the new lambda[:, m]", name="mean_field_update")
+    if not _close(got, V.mean_field_update(X, V.FactorialParams(probs, W, 1.0), lam, 0), 1e-7):
+        raise Failure("for a very large field (about +-800) your sigmoid is inaccurate; use scipy.special.expit.")
+
+
+# ----------------------------------------------------------------- ex 4
+
+
+def _hard_cases(rng):
+    cases = []
+    for K, d, w in ((2, 1, [0.85, 0.15]), (2, 2, [0.7, 0.3]), (3, 2, [0.6, 0.3, 0.1])):
+        centres = rng.normal(scale=2.0, size=(K, d))
+        X = np.concatenate([c + rng.normal(size=(30, d)) for c in centres])
+        means = centres + rng.normal(scale=0.3, size=(K, d))
+        covs = np.stack([np.eye(d) * rng.uniform(0.8, 1.5) for _ in range(K)])
+        cases.append((X, np.array(w), means, covs))
+    return cases
+
+
+@check("ex-hard-em-step", "matches one hard-EM step (argmax of ln pi_k + ln N(x_i | mu_k, Sigma_k), then the "
+       "M-step) on 3 mixtures with unequal weights, in 1 and 2 dimensions.")
+def hard_em_step(student_fn):
+    rng = np.random.default_rng(52)
+    for X, w, mu, cov in _hard_cases(rng):
+        out = call(student_fn, X, w, mu, cov, name="hard_em_step")
+        if not isinstance(out, (tuple, list)) or len(out) != 3:
+            raise Failure("return a tuple (weights, means, covariances).")
+        K, d = mu.shape
+        got_w = expect_array(out[0], (K,), "weights", name="hard_em_step")
+        got_mu = expect_array(out[1], (K, d), "means", name="hard_em_step")
+        got_cov = expect_array(out[2], (K, d, d), "covariances", name="hard_em_step")
+        lj = V.gmm_log_joint(X, w, mu, cov)
+        variants = {
+            "ref": V.hard_e_step(lj),
+            "soft": mixture.e_step(X, w, mu, cov)[0],
+            "noweights": V.hard_e_step(lj - np.log(w)[None, :]),
+        }
+        results = {k: mixture.m_step(X, r, "full", reg_covar=1e-6) if np.all(r.sum(axis=0) > 0) else None
+                   for k, r in variants.items()}
+
+        def agrees(res):
+            return res is not None and all(
+                _close(a, b, 1e-4) for a, b in zip((got_w, got_mu, got_cov), res))
+
+        if agrees(results["ref"]):
+            if not np.isclose(got_w.sum(), 1.0):
+                raise Failure("the weights must sum to 1.")
+            continue
+        if agrees(results["soft"]):
+            raise Failure("this is a soft EM step: hard EM replaces the responsibilities by a one-hot "
+                          "assignment to the most probable component of each point.")
+        if agrees(results["noweights"]):
+            raise Failure("your assignments ignore the mixing weights: the hard E-step takes the argmax of "
+                          "ln pi_k + ln N(x_i | mu_k, Sigma_k), not of the density alone.")
+        ref = results["ref"]
+        if _close(got_w, ref[0], 1e-6) and _close(got_mu, ref[1], 1e-6):
+            raise Failure("weights and means are right but the covariances are not: average the outer "
+                          "products (x_i - mu_k)(x_i - mu_k)^T over the points assigned to k, around the new "
+                          "mean, and divide by their number (not by n_k - 1).")
+        raise Failure("your step differs from a hard-EM step on a random mixture.")
+
+
+# ----------------------------------------------------------------- ex 5
+
+
+@check("ex-mean-field-gap", "returns ln p(X) - ELBO at the mean-field fixed point within 1e-6 of lib on "
+       "orthogonal components (gap 0) and on 3 coupled models.")
+def mean_field_gap(student_fn):
+    rng = np.random.default_rng(53)
+    models = [V.FactorialParams(np.array([0.3, 0.6]), 2.0 * np.eye(2), 0.5)]
+    for angle in (0.3, 0.8, 1.2):
+        W = 2.0 * np.array([[1.0, 0.0], [np.cos(angle), np.sin(angle)]])
+        models.append(V.FactorialParams(np.array([0.4, 0.5]), W, 0.5))
+    for params in models:
+        X, _ = V.sample(params, 15, rng)
+        got = expect_scalar(call(student_fn, X, params, name="mean_field_gap"), "the gap", name="mean_field_gap")
+        lam = V.mean_field_e_step(X, params, n_sweeps=500, tol=1e-12)
+        want = V.log_likelihood(X, params) - V.mean_field_elbo(X, params, lam)
+        if abs(got - want) <= 1e-6 * (1 + abs(want)):
+            continue
+        if got < -1e-9:
+            raise Failure("your gap is negative, but ln p(X) - ELBO is a KL divergence: subtract the ELBO from "
+                          "the log-likelihood, not the other way round.")
+        if abs(got + want) <= 1e-6 * (1 + abs(want)) and want > 1e-6:
+            raise Failure("your gap has the wrong sign.")
+        if abs(got) < 1e-8 and want > 1e-6:
+            raise Failure("your gap is 0 on a model with coupled causes: compute the ELBO of the mean-field q "
+                          "(mean_field_elbo at the converged lambda), not of the exact posterior.")
+        raise Failure("your gap differs from ln p(X) - ELBO(q_MF) on a model; run the coordinate updates to "
+                      "convergence (hundreds of sweeps, starting from lambda = pi) before evaluating the ELBO.")

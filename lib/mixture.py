@@ -1,0 +1,1179 @@
+r"""Gaussian mixtures fitted by expectation-maximisation (EM).
+
+A mixture of :math:`K` Gaussians has the density
+
+.. math::
+
+    p(x \mid \theta) = \sum_{k=1}^{K} \pi_k \, \mathcal N(x \mid \mu_k, \Sigma_k),
+
+with mixing weights :math:`\pi_k` (``weights[k]``), means :math:`\mu_k`
+(``means[k]``) and covariances :math:`\Sigma_k` (``covariances[k]``, in one of
+the four layouts of :mod:`lib.gaussian`: ``full``, ``tied``, ``diag``,
+``spherical``).  EM alternates two closed-form steps:
+
+* the E-step (:func:`e_step`) computes the responsibilities
+  :math:`\gamma_{ik} = p(z_i = k \mid x_i, \theta)` (``resp[i, k]``);
+* the M-step (:func:`m_step`) re-estimates :math:`\theta` from the soft counts
+  :math:`n_k = \sum_i \gamma_{ik}`.
+
+Every quantity is computed in log space (``logsumexp``, Cholesky factors): no
+density is exponentiated before it is normalised, no matrix is inverted.
+
+The pure functions :func:`log_likelihood`, :func:`e_step`, :func:`m_step` and
+:func:`lower_bound` are the book's reference implementation, written to be read.
+:class:`GaussianMixture` runs the same updates through a faster but equivalent
+route (private helpers at the end of this module, "sufficient statistics"):
+each log-density is a linear function of the features
+:math:`\phi(x) = [1, x, x x^\top]`, so an E-step is one matrix product and an
+M-step is another.  The tests check that both routes agree with each other, with
+:func:`lib.gaussian.log_prob` and with scikit-learn.
+
+Book: chapters/04_em_gaussian_mixtures.md, eq. label ``gmm-density``.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.sparse
+from scipy.linalg import solve_triangular
+from scipy.special import entr, logsumexp
+from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.cluster import kmeans_plusplus
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import (
+    ConvergenceWarning,
+    check_covariance_type,
+    check_data,
+    check_positive_int,
+    check_positive_scalar,
+    check_probability_vector,
+    check_rng,
+)
+from .gaussian import cholesky_factors, log_prob
+
+__all__ = [
+    "GaussianMixture",
+    "e_step",
+    "entropy",
+    "estimate_log_prob",
+    "expected_complete_log_likelihood",
+    "log_likelihood",
+    "lower_bound",
+    "m_step",
+    "sample",
+]
+
+_LOG_2PI = np.log(2.0 * np.pi)
+
+#: Added to every soft count n_k before dividing by it, exactly as scikit-learn
+#: does, so the M-step of a nearly empty component stays finite.
+_COUNT_EPS = 10 * np.finfo(np.float64).eps
+
+#: A component whose soft count is below this is empty: its mean and
+#: covariance would be 0/0.  See "Empty components" in :class:`GaussianMixture`.
+_EMPTY_COUNT = _COUNT_EPS
+
+#: Full covariances in more dimensions than this take the stacked-Cholesky
+#: route of the fast path instead of the x x^T features (measured crossover).
+_MAX_QUADRATIC_FEATURES_DIM = 20
+
+#: The fast path keeps the feature matrix phi(X) in memory when it needs at most
+#: this many bytes, and otherwise rebuilds it block by block at each iteration.
+_PHI_MEMORY_BUDGET = 1 << 30  # 1 GiB
+
+#: The fast path works on blocks of rows whose per-block arrays take about this
+#: many bytes, so that a block stays in cache between the E- and the M-step.
+_BLOCK_BYTES = 1 << 20  # 1 MiB
+
+_INIT_PARAMS = ("kmeans++", "random", "random_from_data", "given")
+
+
+# --------------------------------------------------------------------------
+# Validation of mixture parameters (public entry points only)
+# --------------------------------------------------------------------------
+
+
+def _check_covariances(covariances, covariance_type, n_components, n_features, name="covariances"):
+    cov = check_data(covariances, name, ndim=np.ndim(covariances) or 1)
+    expected = {
+        "full": (n_components, n_features, n_features),
+        "tied": (n_features, n_features),
+        "diag": (n_components, n_features),
+        "spherical": (n_components,),
+    }[covariance_type]
+    if cov.shape != expected:
+        raise ValueError(
+            f"{name} for covariance_type={covariance_type!r} with {n_components} component(s) "
+            f"in {n_features} dimension(s) must have shape {expected}, got {cov.shape}."
+        )
+    if covariance_type in ("full", "tied"):
+        mats = cov.reshape(-1, n_features, n_features)
+        if not np.allclose(mats, np.swapaxes(mats, 1, 2), rtol=1e-10, atol=1e-12):
+            raise ValueError(f"{name} must be symmetric matrices; symmetrise with (S + S.T) / 2.")
+    cholesky_factors(cov, covariance_type)  # raises a ValueError if not positive definite
+    return cov
+
+
+def _check_parameters(X, weights, means, covariances, covariance_type):
+    """Validate ``(X, weights, means, covariances)`` of a mixture, return float arrays."""
+    covariance_type = check_covariance_type(covariance_type)
+    X = check_data(X, "X")
+    means = check_data(means, "means")
+    n_components, n_features = means.shape
+    if X.shape[1] != n_features:
+        raise ValueError(
+            f"X has {X.shape[1]} feature(s) but the means have {n_features}; they must match."
+        )
+    weights = check_probability_vector(weights, "weights")
+    if weights.shape[0] != n_components:
+        raise ValueError(
+            f"weights has {weights.shape[0]} entries but there are {n_components} means; "
+            "give one weight per component."
+        )
+    cov = _check_covariances(covariances, covariance_type, n_components, n_features)
+    return X, weights, means, cov
+
+
+def _check_resp(resp, n_samples, n_components=None):
+    resp = check_data(resp, "resp")
+    if resp.shape[0] != n_samples or (n_components is not None and resp.shape[1] != n_components):
+        want = f"({n_samples}, {n_components if n_components is not None else 'n_components'})"
+        raise ValueError(f"resp must have shape {want} (one row per sample), got {resp.shape}.")
+    if np.any(resp < 0):
+        raise ValueError(f"resp must be non-negative, got a minimum of {resp.min():.3g}.")
+    row_sums = resp.sum(axis=1)
+    if not np.allclose(row_sums, 1.0, rtol=0, atol=1e-6):
+        worst = int(np.argmax(np.abs(row_sums - 1.0)))
+        raise ValueError(
+            f"each row of resp must sum to 1 (a distribution over components), but row {worst} "
+            f"sums to {row_sums[worst]:.6g}; normalise with resp / resp.sum(axis=1, keepdims=True)."
+        )
+    return resp
+
+
+def _check_not_empty(counts):
+    """Raise the documented error if a soft count n_k is (numerically) zero."""
+    empty = np.flatnonzero(counts < _EMPTY_COUNT)
+    if empty.size:
+        k = int(empty[0])
+        raise ValueError(
+            f"component {k} is empty: its soft count n_k = sum_i resp[i, {k}] is {counts[k]:.3g}, "
+            "so its mean and covariance are undefined (0/0). This happens when a component starts "
+            "far from every point, or when X has fewer distinct points than components. "
+            "Use fewer components, another initialisation (init_params or random_state), "
+            "or a larger reg_covar."
+        )
+
+
+# --------------------------------------------------------------------------
+# The model: log-densities, log-likelihood, E-step, M-step, lower bound
+# --------------------------------------------------------------------------
+
+
+def estimate_log_prob(X, means, covariances, covariance_type="full"):
+    r"""Component log-densities :math:`\ln \mathcal N(x_i \mid \mu_k, \Sigma_k)`.
+
+    Same values as :func:`lib.gaussian.log_prob`, computed through the
+    natural-parameter form used by the EM fast path: with the precision
+    :math:`P_k = \Sigma_k^{-1}` (from the Cholesky factor of :math:`\Sigma_k`),
+
+    .. math::
+
+        \ln \mathcal N(x \mid \mu_k, \Sigma_k)
+          = \underbrace{-\tfrac12\bigl(d\ln 2\pi + \ln\det\Sigma_k
+              + \mu_k^\top P_k \mu_k\bigr)}_{\text{constant}}
+            + x^\top P_k \mu_k - \tfrac12 x^\top P_k x ,
+
+    which is linear in the features :math:`[1, x, x x^\top]`.  The data are
+    centred (by their mean) first, which keeps the expansion accurate.  For
+    full covariances in more than 20 dimensions the quadratic form is evaluated
+    as :math:`\lVert L_k^{-1}(x - \mu_k)\rVert^2` instead, for all :math:`k`
+    with one matrix product (see the notes on the fast path in the source).
+
+    Book: chapters/04_em_gaussian_mixtures.md, eq. label ``gmm-density``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    means : array-like of shape (n_components, n_features)
+    covariances : array-like
+        In the layout of ``covariance_type`` (see :mod:`lib.gaussian`).
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_components)
+    """
+    covariance_type = check_covariance_type(covariance_type)
+    X = check_data(X, "X")
+    means = check_data(means, "means")
+    n_components, n_features = means.shape
+    weights = np.full(n_components, 1.0 / n_components)
+    X, _, means, cov = _check_parameters(X, weights, means, covariances, covariance_type)
+    shift = X.mean(axis=0)
+    # weights of 1 (log 1 = 0): plain component log-densities
+    natural = _natural_parameters(np.ones(n_components), means - shift, cov, covariance_type)
+    out = np.empty((X.shape[0], n_components))
+    for rows in _row_blocks(X.shape[0], n_features, n_components, covariance_type):
+        phi = _features(X[rows] - shift, covariance_type)
+        out[rows] = _weighted_log_prob(phi, natural)
+    return out
+
+
+def log_likelihood(X, weights, means, covariances, covariance_type="full"):
+    r"""Log-likelihood of the data under a Gaussian mixture.
+
+    .. math::
+
+        \ell(\theta) = \sum_{i=1}^{n} \ln \sum_{k=1}^{K} \pi_k \,
+                       \mathcal N(x_i \mid \mu_k, \Sigma_k)
+
+    The inner sum is a ``logsumexp`` of :math:`\ln\pi_k + \ln\mathcal N(\cdot)`,
+    so nothing underflows even when every density is tiny.
+
+    Book: chapters/04_em_gaussian_mixtures.md, eq. label ``gmm-loglik``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    weights : array-like of shape (n_components,)
+        Mixing weights :math:`\pi_k`, non-negative, summing to 1.
+    means : array-like of shape (n_components, n_features)
+    covariances : array-like
+        In the layout of ``covariance_type``.
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}
+
+    Returns
+    -------
+    float
+        The total (not the mean) log-likelihood.
+    """
+    _, log_norm = e_step(X, weights, means, covariances, covariance_type)
+    return float(log_norm.sum())
+
+
+def e_step(X, weights, means, covariances, covariance_type="full"):
+    r"""E-step: responsibilities :math:`\gamma_{ik}` and per-sample log-likelihoods.
+
+    .. math::
+
+        \gamma_{ik} = \frac{\pi_k \, \mathcal N(x_i \mid \mu_k, \Sigma_k)}
+                           {\sum_{j} \pi_j \, \mathcal N(x_i \mid \mu_j, \Sigma_j)}
+          = \exp\Bigl(\ln \pi_k + \ln \mathcal N(x_i \mid \mu_k, \Sigma_k)
+                      - \ln p(x_i \mid \theta)\Bigr)
+
+    The log-densities come from :func:`lib.gaussian.log_prob` (Cholesky
+    solves on :math:`x_i - \mu_k`); :class:`GaussianMixture` gets the same
+    numbers, to rounding, from the faster :func:`estimate_log_prob`.
+
+    Book: chapters/04_em_gaussian_mixtures.md, eq. label ``em-e-step``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    weights : array-like of shape (n_components,)
+    means : array-like of shape (n_components, n_features)
+    covariances : array-like
+        In the layout of ``covariance_type``.
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}
+
+    Returns
+    -------
+    resp : ndarray of shape (n_samples, n_components)
+        ``resp[i, k]`` is :math:`\gamma_{ik}`; every row sums to 1.
+    log_norm : ndarray of shape (n_samples,)
+        :math:`\ln p(x_i \mid \theta)`, whose sum is :func:`log_likelihood`.
+    """
+    X, weights, means, covariances = _check_parameters(X, weights, means, covariances, covariance_type)
+    with np.errstate(divide="ignore"):  # a zero weight is allowed: ln 0 = -inf, gamma = 0
+        log_weights = np.log(weights)
+    weighted = log_prob(X, means, covariances, covariance_type) + log_weights  # (n, K)
+    log_norm = logsumexp(weighted, axis=1)  # (n,): ln p(x_i)
+    resp = np.exp(weighted - log_norm[:, None])  # (n, K)
+    return resp, log_norm
+
+
+def m_step(X, resp, covariance_type="full", reg_covar=1e-6):
+    r"""M-step: the parameters that maximise :math:`F(\gamma, \theta)` for fixed responsibilities.
+
+    With the soft counts :math:`n_k = \sum_i \gamma_{ik}`:
+
+    .. math::
+
+        \pi_k = \frac{n_k}{n}, \qquad
+        \mu_k = \frac{1}{n_k} \sum_{i} \gamma_{ik}\, x_i, \qquad
+        \Sigma_k = \frac{1}{n_k} \sum_{i} \gamma_{ik}\, (x_i - \mu_k)(x_i - \mu_k)^\top
+                   + \varepsilon I .
+
+    (Lecture notes that drop the :math:`1/n_k` in :math:`\mu_k` give a sum, not
+    an average.)  The other covariance structures are
+
+    * ``tied``: :math:`\Sigma = \frac1n \sum_k \sum_i \gamma_{ik}(x_i-\mu_k)(x_i-\mu_k)^\top + \varepsilon I`;
+    * ``diag``: the diagonal of the ``full`` update, feature by feature;
+    * ``spherical``:
+      :math:`\sigma_k^2 = \frac{1}{d\, n_k}\sum_i \gamma_{ik}\lVert x_i-\mu_k\rVert^2 + \varepsilon`
+      (the responsibilities and the :math:`1/d` are both needed).
+
+    :math:`\varepsilon` is ``reg_covar``, added to the diagonal exactly as
+    scikit-learn does, so the covariances stay positive definite when a
+    component collapses onto a few points.  As in scikit-learn, ``10 * eps`` is
+    added to each :math:`n_k` before dividing.
+
+    Book: chapters/04_em_gaussian_mixtures.md, eq. labels ``em-m-step-weights``,
+    ``em-m-step-means``, ``em-m-step-cov``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    resp : array-like of shape (n_samples, n_components)
+        Responsibilities :math:`\gamma_{ik}`: non-negative, rows summing to 1.
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}
+    reg_covar : float > 0
+        Ridge :math:`\varepsilon` added to the covariances' diagonals.
+
+    Returns
+    -------
+    weights : ndarray of shape (n_components,)
+    means : ndarray of shape (n_components, n_features)
+    covariances : ndarray
+        In the layout of ``covariance_type``.
+
+    Raises
+    ------
+    ValueError
+        If a component is empty (:math:`n_k \approx 0`): its update is 0/0.
+    """
+    covariance_type = check_covariance_type(covariance_type)
+    reg_covar = check_positive_scalar(reg_covar, "reg_covar")
+    X = check_data(X, "X")
+    resp = _check_resp(resp, X.shape[0])
+    n_samples, n_features = X.shape
+
+    counts = resp.sum(axis=0)  # (K,): soft counts n_k
+    _check_not_empty(counts)
+    n_k = counts + _COUNT_EPS
+    weights = n_k / n_samples  # em-m-step-weights
+    means = resp.T @ X / n_k[:, None]  # (K, d), em-m-step-means
+
+    # em-m-step-cov, one structure at a time
+    if covariance_type == "full":
+        covariances = np.empty((len(n_k), n_features, n_features))
+        for k in range(len(n_k)):
+            diff = X - means[k]  # (n, d)
+            covariances[k] = (resp[:, k] * diff.T) @ diff / n_k[k] + reg_covar * np.eye(n_features)
+    elif covariance_type == "tied":
+        covariances = np.zeros((n_features, n_features))
+        for k in range(len(n_k)):
+            diff = X - means[k]
+            covariances += (resp[:, k] * diff.T) @ diff
+        covariances = covariances / n_k.sum() + reg_covar * np.eye(n_features)
+    else:
+        # per-feature weighted variances, shape (K, d)
+        sq_dev = np.stack([resp[:, k] @ (X - means[k]) ** 2 for k in range(len(n_k))])
+        covariances = sq_dev / n_k[:, None] + reg_covar
+        if covariance_type == "spherical":
+            covariances = covariances.mean(axis=1)  # (1/d) sum over features
+    return weights, means, covariances
+
+
+def expected_complete_log_likelihood(X, resp, weights, means, covariances, covariance_type="full"):
+    r"""Expected complete-data log-likelihood :math:`F(Q, \theta)`.
+
+    .. math::
+
+        F(Q, \theta) = \sum_{i=1}^{n} \sum_{k=1}^{K} Q_{ik}
+                       \ln\bigl(\pi_k \, \mathcal N(x_i \mid \mu_k, \Sigma_k)\bigr)
+
+    The M-step maximises it over :math:`\theta` for fixed :math:`Q`.  Terms with
+    :math:`Q_{ik} = 0` contribute 0 even where :math:`\pi_k = 0`.
+
+    Book: chapters/04_em_gaussian_mixtures.md, eq. label ``em-lower-bound``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    resp : array-like of shape (n_samples, n_components)
+        Any distribution :math:`Q_i` over components for each sample.
+    weights, means, covariances, covariance_type
+        The mixture parameters, as in :func:`log_likelihood`.
+
+    Returns
+    -------
+    float
+    """
+    X, weights, means, covariances = _check_parameters(X, weights, means, covariances, covariance_type)
+    resp = _check_resp(resp, X.shape[0], len(weights))
+    with np.errstate(divide="ignore"):
+        log_weights = np.log(weights)
+    weighted = log_prob(X, means, covariances, covariance_type) + log_weights  # (n, K)
+    weighted = np.where(resp > 0, weighted, 0.0)  # 0 * ln 0 = 0
+    return float(np.sum(resp * weighted))
+
+
+def entropy(resp):
+    r"""Total entropy :math:`\sum_i H(Q_i) = -\sum_i \sum_k Q_{ik} \ln Q_{ik}` (with :math:`0 \ln 0 = 0`).
+
+    Book: chapters/04_em_gaussian_mixtures.md, eq. label ``em-lower-bound``.
+
+    Parameters
+    ----------
+    resp : array-like of shape (n_samples, n_components)
+
+    Returns
+    -------
+    float
+    """
+    resp = check_data(resp, "resp")
+    return float(entr(resp).sum())  # entr(q) = -q ln q, and entr(0) = 0
+
+
+def lower_bound(X, resp, weights, means, covariances, covariance_type="full"):
+    r"""The EM lower bound :math:`G(Q, \theta) = F(Q, \theta) + \sum_i H(Q_i)`.
+
+    .. math::
+
+        G(Q, \theta) = \sum_{i}\sum_{k} Q_{ik}
+            \ln \frac{\pi_k \, \mathcal N(x_i \mid \mu_k, \Sigma_k)}{Q_{ik}}
+          = \ell(\theta) - \sum_i \mathrm{KL}\bigl(Q_i \,\Vert\, p(z_i \mid x_i, \theta)\bigr)
+          \le \ell(\theta)
+
+    Equality holds exactly when :math:`Q` is the E-step's responsibilities, so
+    right after an E-step the bound equals :func:`log_likelihood`.
+
+    Book: chapters/04_em_gaussian_mixtures.md, eq. labels ``em-lower-bound``,
+    ``em-lower-bound-equals-loglik``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    resp : array-like of shape (n_samples, n_components)
+        Any distribution :math:`Q_i` over components for each sample.
+    weights, means, covariances, covariance_type
+        The mixture parameters, as in :func:`log_likelihood`.
+
+    Returns
+    -------
+    float
+    """
+    return expected_complete_log_likelihood(
+        X, resp, weights, means, covariances, covariance_type
+    ) + entropy(resp)
+
+
+def sample(n_samples, weights, means, covariances, covariance_type="full", rng=None):
+    r"""Draw from a Gaussian mixture by ancestral sampling.
+
+    First :math:`z_i \sim \mathrm{Categorical}(\pi)`, then
+    :math:`x_i = \mu_{z_i} + L_{z_i} \epsilon_i` with
+    :math:`\epsilon_i \sim \mathcal N(0, I)` and :math:`\Sigma_k = L_k L_k^\top`.
+
+    Book: chapters/04_em_gaussian_mixtures.md, eq. label ``gmm-density``.
+
+    Parameters
+    ----------
+    n_samples : int >= 1
+    weights : array-like of shape (n_components,)
+    means : array-like of shape (n_components, n_features)
+    covariances : array-like
+        In the layout of ``covariance_type``.
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    z : ndarray of shape (n_samples,)
+        The component each sample was drawn from.
+    """
+    n_samples = check_positive_int(n_samples, "n_samples")
+    rng = check_rng(rng)
+    means = check_data(means, "means")
+    n_components, n_features = means.shape
+    _, weights, means, cov = _check_parameters(
+        np.zeros((1, n_features)), weights, means, covariances, covariance_type
+    )
+    chol = cholesky_factors(cov, covariance_type)  # L_k, or standard deviations
+    z = rng.choice(n_components, size=n_samples, p=weights)  # (n,)
+    eps = rng.standard_normal((n_samples, n_features))  # (n, d)
+    X = np.empty((n_samples, n_features))
+    for k in range(n_components):
+        rows = z == k
+        if covariance_type == "full":
+            X[rows] = means[k] + eps[rows] @ chol[k].T
+        elif covariance_type == "tied":
+            X[rows] = means[k] + eps[rows] @ chol.T
+        else:  # diag (chol[k] has shape (d,)) or spherical (a scalar)
+            X[rows] = means[k] + eps[rows] * chol[k]
+    return X, z
+
+
+# --------------------------------------------------------------------------
+# The estimator
+# --------------------------------------------------------------------------
+
+
+class GaussianMixture(DensityMixin, BaseEstimator):
+    r"""Gaussian mixture model fitted by EM, with a scikit-learn interface.
+
+    The EM iterations are those of :func:`e_step` and :func:`m_step` (same
+    formulas, same ``reg_covar`` convention as scikit-learn's
+    ``GaussianMixture``, so both libraries follow the same trajectory from the
+    same initial parameters); they run through the sufficient-statistics fast
+    path described in the module docstring.
+
+    Book: chapters/04_em_gaussian_mixtures.md, eq. labels ``em-e-step``,
+    ``em-m-step-weights``, ``em-m-step-means``, ``em-m-step-cov``.
+
+    Parameters
+    ----------
+    n_components : int, default=1
+        Number of components :math:`K`.
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}, default='full'
+    tol : float >= 0, default=1e-3
+        EM stops when the mean log-likelihood per sample changes by less than
+        ``tol`` between two iterations (scikit-learn's rule).
+    reg_covar : float > 0, default=1e-6
+        Ridge added to the covariances' diagonals at every M-step.
+    max_iter : int >= 0, default=100
+        Maximum number of EM iterations per initialisation.  ``0`` returns the
+        initial parameters.
+    n_init : int >= 1, default=1
+        Number of initialisations; the one with the largest ``lower_bound_`` is
+        kept.  Ignored (one run) with ``init_params='given'``.
+    init_params : {'kmeans++', 'random', 'random_from_data', 'given'}, default='kmeans++'
+        How the initial parameters are chosen:
+
+        * ``'kmeans++'``: :math:`K` seeds by k-means++
+          (:func:`sklearn.cluster.kmeans_plusplus`); each point is assigned to
+          its nearest seed (hard responsibilities) and one :func:`m_step` gives
+          the initial parameters.
+        * ``'random_from_data'``: the same with :math:`K` distinct data points
+          drawn at random as seeds.
+        * ``'random'``: responsibilities drawn uniformly at random and
+          normalised, then one :func:`m_step`.
+        * ``'given'``: ``weights_init``, ``means_init`` and
+          ``covariances_init`` are all required and used as they are.
+
+        With the other options, any ``*_init`` that is given replaces the
+        corresponding initial value (as in scikit-learn).
+    weights_init : array-like of shape (n_components,), default=None
+    means_init : array-like of shape (n_components, n_features), default=None
+    covariances_init : array-like, default=None
+        In the layout of ``covariance_type``.  (scikit-learn takes precisions;
+        the book works with covariances.)
+    random_state : None, int, numpy.random.Generator or RandomState, default=None
+        Seeds the initialisation and :meth:`sample`.
+    verbose : int, default=0
+        Print the log-likelihood at every iteration when >= 1.
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_components,)
+    means_ : ndarray of shape (n_components, n_features)
+    covariances_ : ndarray
+        In the layout of ``covariance_type``.
+    converged_ : bool
+        Whether the kept initialisation met ``tol`` within ``max_iter``.
+    n_iter_ : int
+        Number of EM iterations (E-step + M-step) of the kept initialisation.
+    lower_bound_ : float
+        scikit-learn's ``lower_bound_``: the mean log-likelihood per sample
+        computed by the last E-step, i.e. of the parameters *before* the last
+        M-step, ``log_likelihood_history_[-2] / n_samples``.  (With
+        ``max_iter=0`` it is ``log_likelihood_history_[0] / n_samples``.)
+    log_likelihood_history_ : ndarray of shape (n_iter_ + 1,)
+        Total (not mean) log-likelihood :func:`log_likelihood` of the training
+        data: entry 0 at the initial parameters, entry ``t`` after ``t``
+        iterations, the last one at the returned parameters.  EM never lowers
+        it (up to rounding, and up to the tiny effect of ``reg_covar``).
+    n_features_in_ : int
+        Number of features seen by :meth:`fit`.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when ``X`` was a DataFrame with string column names.
+
+    Notes
+    -----
+    **Collapse.**  A component that shrinks onto one or a few points would see
+    its covariance become singular and the likelihood grow without bound;
+    ``reg_covar`` is a floor on the covariance's eigenvalues that keeps every
+    :math:`\Sigma_k` positive definite.
+
+    **Empty components.**  If a component's soft count
+    :math:`n_k = \sum_i \gamma_{ik}` falls below ``10 * eps`` (about
+    :math:`2 \times 10^{-15}` of one data point) its M-step is 0/0, and
+    :meth:`fit` raises a ``ValueError`` that names the component and suggests
+    fewer components, another initialisation or a larger ``reg_covar``.  It is
+    not silently re-seeded: a re-seed would break EM's monotonicity guarantee
+    and hide the problem.  This happens when initial means lie far from every
+    point, or when ``X`` has fewer distinct points than components (two seeds
+    on the same point).  scikit-learn instead keeps such a component alive,
+    with its mean pulled to the origin.
+
+    **scikit-learn's estimator checks** (``check_estimator``) all pass.  The
+    only one reported as skipped, ``check_array_api_input``, skips itself: this
+    estimator is numpy-only and does not claim array-API support.
+    """
+
+    def __init__(
+        self,
+        n_components=1,
+        *,
+        covariance_type="full",
+        tol=1e-3,
+        reg_covar=1e-6,
+        max_iter=100,
+        n_init=1,
+        init_params="kmeans++",
+        weights_init=None,
+        means_init=None,
+        covariances_init=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.n_components = n_components
+        self.covariance_type = covariance_type
+        self.tol = tol
+        self.reg_covar = reg_covar
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.init_params = init_params
+        self.weights_init = weights_init
+        self.means_init = means_init
+        self.covariances_init = covariances_init
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ---- validation ------------------------------------------------------
+
+    def _validate_X(self, X, *, reset):
+        if scipy.sparse.issparse(X):
+            raise TypeError(
+                "GaussianMixture does not accept sparse input (a scipy.sparse matrix or array); "
+                "convert it with X.toarray() first."
+            )
+        if np.ndim(X) == 1:
+            raise ValueError(
+                f"X must be 2-dimensional (n_samples, n_features), got shape {np.shape(X)}. "
+                "Reshape your data either using X.reshape(-1, 1) if it has a single feature "
+                "or X.reshape(1, -1) if it contains a single sample."
+            )
+        # Three cases worded as scikit-learn's estimator checks expect; check_data does the rest.
+        if np.iscomplexobj(X):
+            raise ValueError(
+                "Complex data not supported: X must hold real numbers; "
+                "keep X.real and X.imag as separate features if both matter."
+            )
+        if isinstance(X, np.ndarray) and X.dtype.kind == "O":
+            try:
+                np.asarray(X, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(
+                    f"X must hold numbers only ({exc}); convert or drop the non-numeric columns first."
+                ) from None
+        if np.ndim(X) == 2 and np.shape(X)[1] == 0:
+            raise ValueError(
+                f"X has 0 feature(s) (shape={np.shape(X)}) while a minimum of 1 is required; "
+                "pass at least one column."
+            )
+        X_checked = check_data(X, "X")  # the book's messages for None, text, NaN/inf, ...
+        # scikit-learn's bookkeeping: n_features_in_, feature_names_in_ and their checks
+        validate_data(self, X, reset=reset, dtype=np.float64)
+        return X_checked
+
+    def _check_hyperparameters(self, n_samples, n_features):
+        check_covariance_type(self.covariance_type)
+        n_components = check_positive_int(self.n_components, "n_components")
+        if n_components > n_samples:
+            raise ValueError(
+                f"n_components={n_components} is larger than the number of samples "
+                f"n_samples={n_samples}; every component needs data: use at most {n_samples} components."
+            )
+        check_positive_scalar(self.tol, "tol", allow_zero=True)
+        check_positive_scalar(self.reg_covar, "reg_covar")
+        check_positive_int(self.max_iter, "max_iter", minimum=0)
+        check_positive_int(self.n_init, "n_init")
+        check_positive_int(self.verbose, "verbose", minimum=0)
+        if not isinstance(self.init_params, str) or self.init_params not in _INIT_PARAMS:
+            raise ValueError(f"init_params must be one of {_INIT_PARAMS}, got {self.init_params!r}.")
+        given = {}
+        if self.weights_init is not None:
+            w = check_probability_vector(self.weights_init, "weights_init", allow_zero=False)
+            if w.shape != (n_components,):
+                raise ValueError(
+                    f"weights_init must have shape ({n_components},), one weight per component, "
+                    f"got {w.shape}."
+                )
+            given["weights"] = w
+        if self.means_init is not None:
+            m = check_data(self.means_init, "means_init")
+            if m.shape != (n_components, n_features):
+                raise ValueError(
+                    f"means_init must have shape ({n_components}, {n_features}) "
+                    f"(n_components, n_features), got {m.shape}."
+                )
+            given["means"] = m
+        if self.covariances_init is not None:
+            given["covariances"] = _check_covariances(
+                self.covariances_init, self.covariance_type, n_components, n_features,
+                name="covariances_init",
+            )
+        if self.init_params == "given" and len(given) < 3:
+            missing = [f"{p}_init" for p in ("weights", "means", "covariances") if p not in given]
+            raise ValueError(
+                f"init_params='given' needs weights_init, means_init and covariances_init; "
+                f"missing {missing}."
+            )
+        return given
+
+    # ---- fitting ---------------------------------------------------------
+
+    def _initial_parameters(self, fast, given, rng):
+        """Initial (weights, means, covariances) in the original coordinates."""
+        n_samples = fast.n_samples
+        K = self.n_components
+        if self.init_params == "given":
+            return given["weights"], given["means"], given["covariances"]
+        if self.init_params == "random":
+            resp = rng.uniform(size=(n_samples, K))
+            resp /= resp.sum(axis=1, keepdims=True)
+        else:
+            Xc = fast.Xc  # centred data: same seeds, better-conditioned distances
+            if self.init_params == "kmeans++":
+                seed = int(rng.integers(np.iinfo(np.int32).max))
+                seeds, _ = kmeans_plusplus(Xc, K, random_state=seed)
+            else:  # random_from_data
+                seeds = Xc[rng.choice(n_samples, size=K, replace=False)]
+            # hard responsibilities: each point belongs to its nearest seed
+            sq_dist = (
+                np.sum(Xc**2, axis=1)[:, None] - 2.0 * Xc @ seeds.T + np.sum(seeds**2, axis=1)
+            )  # (n, K)
+            resp = np.zeros((n_samples, K))
+            resp[np.arange(n_samples), np.argmin(sq_dist, axis=1)] = 1.0
+        theta = fast.m_step(fast.statistics(resp), self.reg_covar)
+        weights, means_c, cov = theta
+        weights = given.get("weights", weights)
+        means = given.get("means", means_c + fast.shift)
+        cov = given.get("covariances", cov)
+        return weights, means, cov
+
+    def fit(self, X, y=None):
+        """Estimate the parameters by EM (``n_init`` runs, the best one kept).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self : GaussianMixture
+
+        Raises
+        ------
+        ValueError
+            For invalid data or hyper-parameters, and when a component becomes
+            empty (see "Empty components" in the class docstring).
+        TypeError
+            For non-numeric or sparse data and wrongly typed hyper-parameters.
+
+        Warns
+        -----
+        ConvergenceWarning
+            When the kept initialisation did not meet ``tol`` within ``max_iter``.
+        """
+        self._fit(X)
+        return self
+
+    def _fit(self, X):
+        X = self._validate_X(X, reset=True)
+        n_samples, n_features = X.shape
+        given = self._check_hyperparameters(n_samples, n_features)
+        rng = check_rng(self.random_state)
+        fast = _SufficientStatistics(X, self.covariance_type, self.n_components)
+
+        best = None
+        n_runs = 1 if self.init_params == "given" else self.n_init  # 'given' draws nothing random
+        for init in range(n_runs):
+            weights, means, cov = self._initial_parameters(fast, given, rng)
+            theta = (weights, means - fast.shift, cov)  # centred coordinates
+            history = []
+            converged = False
+            n_iter = 0
+            for n_iter in range(1, self.max_iter + 1):
+                log_lik, stats = fast.e_step(theta)  # log_lik = l(theta) before this M-step
+                history.append(log_lik)
+                theta = fast.m_step(stats, self.reg_covar)
+                change = (history[-1] - history[-2]) / n_samples if len(history) > 1 else np.inf
+                if self.verbose:
+                    print(f"init {init} iteration {n_iter}: mean log-likelihood "
+                          f"{log_lik / n_samples:.6f} (change {change:.3g})")
+                if abs(change) < self.tol:
+                    converged = True
+                    break
+            final_log_lik, labels = fast.log_likelihood_and_labels(theta)
+            history.append(final_log_lik)
+            bound = (history[-2] if len(history) > 1 else history[-1]) / n_samples
+            if best is None or bound > best["bound"]:
+                best = dict(bound=bound, theta=theta, history=history, n_iter=n_iter,
+                            converged=converged, labels=labels)
+
+        if not best["converged"] and self.max_iter > 0:
+            warnings.warn(
+                f"EM did not converge in max_iter={self.max_iter} iterations (tol={self.tol}) "
+                "for the best initialisation; increase max_iter or tol, try other init_params, "
+                "or check the data for duplicated or degenerate points.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        weights, means_c, cov = best["theta"]
+        self.weights_ = weights
+        self.means_ = means_c + fast.shift
+        self.covariances_ = cov
+        self.converged_ = best["converged"]
+        self.n_iter_ = best["n_iter"]
+        self.lower_bound_ = float(best["bound"])
+        self.log_likelihood_history_ = np.asarray(best["history"])
+        return best["labels"]
+
+    def fit_predict(self, X, y=None):
+        """Fit, then return the most responsible component of each training sample.
+
+        Same labels as ``fit(X).predict(X)``.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        return self._fit(X)
+
+    # ---- using the fitted model -----------------------------------------
+
+    def _weighted_log_prob(self, X):
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
+        with np.errstate(divide="ignore"):
+            log_weights = np.log(self.weights_)
+        return estimate_log_prob(X, self.means_, self.covariances_, self.covariance_type) + log_weights
+
+    def score_samples(self, X):
+        r"""Per-sample log-likelihoods :math:`\ln p(x_i \mid \theta)`, shape (n_samples,)."""
+        return logsumexp(self._weighted_log_prob(X), axis=1)
+
+    def score(self, X, y=None):
+        """Mean log-likelihood per sample (a float); higher is better."""
+        return float(np.mean(self.score_samples(X)))
+
+    def predict_proba(self, X):
+        r"""Responsibilities :math:`\gamma_{ik}` of the fitted model, shape (n_samples, n_components)."""
+        weighted = self._weighted_log_prob(X)
+        return np.exp(weighted - logsumexp(weighted, axis=1, keepdims=True))
+
+    def predict(self, X):
+        """Most responsible component of each sample, shape (n_samples,)."""
+        return np.argmax(self._weighted_log_prob(X), axis=1)
+
+    def sample(self, n_samples=1):
+        """Draw ``n_samples`` points from the fitted mixture (seeded by ``random_state``).
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+        y : ndarray of shape (n_samples,)
+            Component of each sample.
+        """
+        check_is_fitted(self)
+        return sample(n_samples, self.weights_, self.means_, self.covariances_,
+                      self.covariance_type, rng=check_rng(self.random_state))
+
+    def _n_parameters(self):
+        """Number of free parameters (as scikit-learn counts them)."""
+        K, d = self.means_.shape
+        cov_params = {
+            "full": K * d * (d + 1) / 2.0,
+            "diag": K * d,
+            "tied": d * (d + 1) / 2.0,
+            "spherical": K,
+        }[self.covariance_type]
+        return int(cov_params + K * d + K - 1)
+
+    def bic(self, X):
+        r"""Bayesian information criterion :math:`-2\ell(\theta) + p \ln n` (lower is better)."""
+        n_samples = np.shape(X)[0]
+        return -2.0 * self.score(X) * n_samples + self._n_parameters() * np.log(n_samples)
+
+    def aic(self, X):
+        r"""Akaike information criterion :math:`-2\ell(\theta) + 2p` (lower is better)."""
+        n_samples = np.shape(X)[0]
+        return -2.0 * self.score(X) * n_samples + 2.0 * self._n_parameters()
+
+
+# --------------------------------------------------------------------------
+# Fast path: E- and M-steps as matrix products over sufficient statistics
+# --------------------------------------------------------------------------
+#
+# ln pi_k + ln N(x | mu_k, Sigma_k) is a linear function of features of x:
+#
+#     = c_k + x^T P_k mu_k - 1/2 x^T P_k x,        P_k = Sigma_k^{-1}.
+#
+# Stacking the features of the centred data in a matrix phi(X) (one row per
+# sample), the E-step's log-probabilities are ONE product phi(X) @ W with a
+# (D, K) matrix W of natural parameters, and the M-step's soft sums
+# n_k, sum_i gamma_ik x_i, sum_i gamma_ik x_i x_i^T are ONE product resp.T @ phi(X).
+#
+#   covariance  features phi(x)              D                 E-step
+#   full d<=20  [1, x, x_a x_b (a <= b)]     1 + d + d(d+1)/2   phi @ W
+#   full d>20   [1, x]                       1 + d              Y = phi @ B, (n, K*d):
+#                                                               -1/2 ||L_k^{-1}(x - mu_k)||^2
+#   tied        [1, x]                       1 + d              phi @ W - 1/2 ||L^{-1} x||^2
+#   diag        [1, x, x**2]                 1 + 2d             phi @ W
+#   spherical   [1, x, ||x||^2]              2 + d              phi @ W
+#
+# For full covariances in many dimensions, x x^T has d(d+1)/2 columns and
+# reading it costs more than it saves; the second route evaluates all K
+# quadratic forms with one product against the stacked factors
+# B = [[-mu_1^T U_1, ..., -mu_K^T U_K], [U_1, ..., U_K]], U_k = L_k^{-T}, and
+# its M-step gets sum_i gamma_ik x_i x_i^T from one (K d, n) x (n, d) product.
+#
+# Centring the data once (shift = mean of X) keeps the expanded quadratic forms
+# accurate: their rounding error is about eps * ||mu_k - shift||^2 / lambda_min(Sigma_k).
+# The work is done on row blocks small enough to stay in cache between the
+# E-step and the M-step.
+
+
+def _cholesky_route(covariance_type, n_features):
+    return covariance_type == "full" and n_features > _MAX_QUADRATIC_FEATURES_DIM
+
+
+def _n_phi_columns(n_features, covariance_type):
+    d = n_features
+    if covariance_type == "tied" or _cholesky_route(covariance_type, d):
+        return 1 + d
+    return {"full": 1 + d + d * (d + 1) // 2, "diag": 1 + 2 * d, "spherical": 2 + d}[covariance_type]
+
+
+def _row_blocks(n_samples, n_features, n_components, covariance_type):
+    """Slices of rows such that one block's arrays take about _BLOCK_BYTES."""
+    width = max(_n_phi_columns(n_features, covariance_type), n_components)
+    if _cholesky_route(covariance_type, n_features):
+        width = n_components * n_features  # Y = phi @ B dominates
+    step = max(64, _BLOCK_BYTES // (8 * width))
+    return [slice(start, min(start + step, n_samples)) for start in range(0, n_samples, step)]
+
+
+def _features(Xc, covariance_type):
+    """phi(Xc), shape (m, D): see the table above."""
+    m, d = Xc.shape
+    D = _n_phi_columns(d, covariance_type)
+    if D == 1 + d:  # [1, x]
+        phi = np.empty((m, D))
+        phi[:, 0] = 1.0
+        phi[:, 1:] = Xc
+        return phi
+    # Built transposed so that every feature is a contiguous row, then viewed as (m, D).
+    XcT = np.ascontiguousarray(Xc.T)  # (d, m)
+    phiT = np.empty((D, m))
+    phiT[0] = 1.0
+    phiT[1 : 1 + d] = XcT
+    if covariance_type == "full":
+        row = 1 + d
+        for a in range(d):  # x_a x_b for b >= a, in np.triu_indices order
+            np.multiply(XcT[a], XcT[a:], out=phiT[row : row + d - a])
+            row += d - a
+    elif covariance_type == "diag":
+        np.square(XcT, out=phiT[1 + d :])
+    else:  # spherical
+        np.einsum("jm,jm->m", XcT, XcT, out=phiT[1 + d])
+    return phiT.T  # (m, D), Fortran-ordered: fine for BLAS
+
+
+def _natural_parameters(weights, means_c, covariances, covariance_type):
+    """Parameters of the linear form, see the table above.
+
+    Returns ``(route, W, extra)``:
+    ``("linear", W (D, K), None)`` for full (d <= 20), diag, spherical;
+    ``("tied", W (1 + d, K), L^{-1} (d, d))`` for tied;
+    ``("cholesky", c (K,), B (1 + d, K d))`` for full (d > 20).
+    """
+    n_components, d = means_c.shape
+    with np.errstate(divide="ignore"):
+        log_weights = np.log(weights)  # (K,)
+    if covariance_type in ("diag", "spherical"):
+        precision = 1.0 / covariances  # (K, d) or (K,)
+        if covariance_type == "spherical":
+            log_det = d * np.log(covariances)
+            maha_mean = np.sum(means_c**2, axis=1) * precision  # mu^T P mu
+            quad = -0.5 * precision[None, :]  # (1, K): coefficient of ||x||^2
+            linear = (means_c * precision[:, None]).T  # (d, K)
+        else:
+            log_det = np.log(covariances).sum(axis=1)
+            maha_mean = np.sum(means_c**2 * precision, axis=1)
+            quad = -0.5 * precision.T  # (d, K): coefficients of x_j^2
+            linear = (means_c * precision).T
+        const = log_weights - 0.5 * (d * _LOG_2PI + log_det + maha_mean)
+        return "linear", np.vstack([const, linear, quad]), None
+
+    chol = cholesky_factors(covariances, covariance_type)  # L_k with Sigma_k = L_k L_k^T
+    chols = chol if covariance_type == "full" else chol[None]
+    eye = np.eye(d)
+    L_inv = np.stack([solve_triangular(L, eye, lower=True, check_finite=False) for L in chols])
+    log_det = 2.0 * np.log(np.diagonal(chols, axis1=1, axis2=2)).sum(axis=1)  # (K,) or (1,)
+    if covariance_type == "tied":
+        L_inv = np.broadcast_to(L_inv, (n_components, d, d))
+    z = np.einsum("kab,kb->ka", L_inv, means_c)  # (K, d): L_k^{-1} mu_k
+    const = log_weights - 0.5 * (d * _LOG_2PI + log_det)  # (K,)
+
+    if _cholesky_route(covariance_type, d):
+        U = np.swapaxes(L_inv, 1, 2)  # (K, d, d): U_k = L_k^{-T}
+        B = np.empty((1 + d, n_components * d))
+        B[0] = -z.reshape(-1)  # -mu_k^T U_k = -(L_k^{-1} mu_k)^T
+        B[1:] = np.swapaxes(U, 0, 1).reshape(d, n_components * d)  # [U_1, ..., U_K]
+        return "cholesky", const, B
+
+    const -= 0.5 * np.sum(z**2, axis=1)  # - mu_k^T P_k mu_k / 2
+
+    precisions = np.swapaxes(L_inv, 1, 2) @ L_inv  # (K, d, d): P_k = L_k^{-T} L_k^{-1}
+    linear = np.einsum("kab,kb->ak", precisions, means_c)  # (d, K): P_k mu_k
+    if covariance_type == "tied":
+        return "tied", np.vstack([const, linear]), L_inv[0]
+    rows, cols = np.triu_indices(d)
+    quad = -precisions[:, rows, cols]  # (K, d(d+1)/2): -P_ab counts x_a x_b and x_b x_a
+    quad[:, rows == cols] *= 0.5  # -P_aa / 2 on the diagonal
+    return "linear", np.vstack([const, linear, quad.T]), None
+
+
+def _weighted_log_prob(phi, natural):
+    """ln pi_k + ln N(x_i | mu_k, Sigma_k) for the rows of phi, shape (m, K)."""
+    route, W, extra = natural
+    if route == "cholesky":
+        m, K, d = phi.shape[0], W.shape[0], phi.shape[1] - 1
+        Y = (phi @ extra).reshape(m, K, d)  # (m, K, d): L_k^{-1} (x_i - mu_k)
+        return W - 0.5 * np.einsum("mkd,mkd->mk", Y, Y)
+    out = phi @ W  # (m, D) x (D, K)
+    if route == "tied":
+        y = phi[:, 1:] @ extra.T  # (m, d): L^{-1} x_i
+        out -= 0.5 * np.einsum("md,md->m", y, y)[:, None]
+    return out
+
+
+def _normalise_rows(log_p):
+    """In place: log_p (m, K) becomes the responsibilities; returns ln sum_k exp(log_p), shape (m,).
+
+    The log-sum-exp trick, with a single exponential per entry.
+    """
+    row_max = log_p.max(axis=1, keepdims=True)  # (m, 1)
+    log_p -= row_max
+    np.exp(log_p, out=log_p)
+    total = log_p.sum(axis=1, keepdims=True)  # (m, 1), >= 1
+    log_p /= total
+    return (row_max + np.log(total))[:, 0]
+
+
+class _SufficientStatistics:
+    """Centred data and its features phi(X) for one fit; runs the fast E- and M-steps.
+
+    Parameters are exchanged in centred coordinates: ``means_c = means - shift``.
+    The M-step's input is the tuple ``(counts, sums, second)``:
+    ``counts`` (K,) = sum_i gamma_ik, ``sums`` (K, d) = sum_i gamma_ik x_i, and
+    ``second`` = sum_i gamma_ik x_i x_i^T (K, d, d) for full, its diagonal (K, d)
+    for diag, its trace (K,) for spherical, and sum_i x_i x_i^T (d, d) for tied.
+    """
+
+    def __init__(self, X, covariance_type, n_components):
+        self.covariance_type = covariance_type
+        self.n_samples, self.n_features = X.shape
+        self.n_components = n_components
+        self.shift = X.mean(axis=0)  # (d,)
+        self.Xc = X - self.shift  # (n, d)
+        self.blocks = _row_blocks(self.n_samples, self.n_features, n_components, covariance_type)
+        n_columns = _n_phi_columns(self.n_features, covariance_type)
+        if 8 * self.n_samples * n_columns <= _PHI_MEMORY_BUDGET:
+            self.phi = [_features(self.Xc[rows], covariance_type) for rows in self.blocks]
+        else:  # too large to keep: rebuilt block by block at every pass
+            self.phi = None
+        # tied: sum_i x_i x_i^T does not depend on the responsibilities
+        self.scatter = self.Xc.T @ self.Xc if covariance_type == "tied" else None
+
+    def _phi(self, b):
+        if self.phi is not None:
+            return self.phi[b]
+        return _features(self.Xc[self.blocks[b]], self.covariance_type)
+
+    def _accumulate(self, resp, phi, acc):
+        """Add block b's soft sums resp.T @ phi (and x x^T sums on the Cholesky route) to acc."""
+        products = resp.T @ phi  # (K, D)
+        acc[0] = products if acc[0] is None else acc[0] + products
+        if _cholesky_route(self.covariance_type, self.n_features):
+            m, K, d = resp.shape[0], resp.shape[1], self.n_features
+            Xc = phi[:, 1:]  # (m, d)
+            weighted = (resp[:, :, None] * Xc[:, None, :]).reshape(m, K * d)  # gamma_ik x_i
+            second = (weighted.T @ Xc).reshape(K, d, d)  # sum_i gamma_ik x_i x_i^T
+            second = 0.5 * (second + np.swapaxes(second, 1, 2))  # symmetric to the last bit
+            acc[1] = second if acc[1] is None else acc[1] + second
+
+    def _finish(self, acc):
+        products, second = acc
+        d = self.n_features
+        counts, sums = products[:, 0], products[:, 1 : 1 + d]
+        if self.covariance_type == "tied":
+            second = self.scatter
+        elif self.covariance_type == "full" and second is None:  # unpack the upper triangles
+            rows, cols = np.triu_indices(d)
+            second = np.empty((len(counts), d, d))
+            second[:, rows, cols] = products[:, 1 + d :]
+            second[:, cols, rows] = products[:, 1 + d :]
+        elif self.covariance_type == "diag":
+            second = products[:, 1 + d :]
+        elif self.covariance_type == "spherical":
+            second = products[:, 1 + d]
+        return counts, sums, second
+
+    def statistics(self, resp):
+        """Soft sums (counts, sums, second) for given responsibilities (used at initialisation)."""
+        acc = [None, None]
+        for b, rows in enumerate(self.blocks):
+            self._accumulate(resp[rows], self._phi(b), acc)
+        return self._finish(acc)
+
+    def e_step(self, theta):
+        """E-step at theta = (weights, means_c, covariances): returns (log-likelihood, soft sums)."""
+        natural = _natural_parameters(*theta, self.covariance_type)
+        log_lik = 0.0
+        acc = [None, None]
+        for b in range(len(self.blocks)):
+            phi = self._phi(b)
+            resp = _weighted_log_prob(phi, natural)  # (m, K)
+            log_lik += _normalise_rows(resp).sum()  # resp now holds gamma_ik
+            self._accumulate(resp, phi, acc)
+        return float(log_lik), self._finish(acc)
+
+    def log_likelihood_and_labels(self, theta):
+        """Log-likelihood at theta and the most responsible component of every sample."""
+        natural = _natural_parameters(*theta, self.covariance_type)
+        log_lik = 0.0
+        labels = np.empty(self.n_samples, dtype=np.intp)
+        for b, rows in enumerate(self.blocks):
+            log_p = _weighted_log_prob(self._phi(b), natural)
+            labels[rows] = np.argmax(log_p, axis=1)
+            log_lik += _normalise_rows(log_p).sum()
+        return float(log_lik), labels
+
+    def m_step(self, stats, reg_covar):
+        """(weights, means_c, covariances) from the soft sums, as in :func:`m_step`."""
+        counts, sums, second = stats
+        d = self.n_features
+        _check_not_empty(counts)
+        n_k = counts + _COUNT_EPS  # (K,)
+        weights = n_k / self.n_samples
+        means = sums / n_k[:, None]  # (K, d), centred
+        if self.covariance_type == "full":
+            cov = second / n_k[:, None, None] - means[:, :, None] * means[:, None, :]
+            cov[:, np.arange(d), np.arange(d)] += reg_covar
+        elif self.covariance_type == "tied":
+            cov = (second - (n_k * means.T) @ means) / n_k.sum()
+            cov.flat[:: d + 1] += reg_covar
+        elif self.covariance_type == "diag":
+            cov = second / n_k[:, None] - means**2 + reg_covar
+        else:
+            cov = (second / n_k - np.sum(means**2, axis=1)) / d + reg_covar
+        return weights, means, cov

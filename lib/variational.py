@@ -1,0 +1,907 @@
+r"""The evidence lower bound (ELBO), exact EM and variational (mean-field) EM.
+
+Three layers, from general to specific.
+
+1. **Any model with a finite latent space.**  Given the log-joint
+   :math:`\ln p(x, z)` tabulated over every latent state :math:`z`, the
+   functions :func:`elbo`, :func:`kl_to_posterior`, :func:`log_evidence` and
+   :func:`posterior` compute the three terms of the decomposition
+
+   .. math::
+
+       \ln p(X) = \mathcal L(q, \theta) + \mathrm{KL}\bigl(q \,\|\, p(Z \mid X)\bigr)
+
+   for any distribution :math:`q` over the same states.  The last axis of
+   ``log_joint`` indexes latent states; every leading axis indexes data points
+   that are independent given :math:`\theta`, and the returned totals are sums
+   over points.
+
+2. **The Gaussian mixture.**  :func:`gmm_elbo` is the ELBO of a mixture for
+   per-point factors ``q[i, k]``; at ``q = resp`` it equals the log-likelihood.
+
+3. **A factorial model with binary causes** (a binary latent feature model,
+   the static core of a factorial HMM, Ghahramani & Jordan 1997):
+
+   .. math::
+
+       z_{im} \sim \mathrm{Bernoulli}(\pi_m) \text{ independently},\qquad
+       x_i \mid z_i \sim \mathcal N\Bigl(\textstyle\sum_{m=1}^M z_{im} w_m,\ \sigma^2 I_d\Bigr).
+
+   Each point has :math:`2^M` latent states, so the exact posterior can be
+   enumerated for small :math:`M`, which lets the book compare exact EM with
+   mean-field variational EM on the same data.  Code names:
+   :math:`\pi_m` is ``probs[m]``, :math:`w_m` is ``components[m]`` (rows of
+   :math:`W`), :math:`\sigma^2` is ``noise_variance``, the mean-field
+   parameter :math:`\lambda_{im} = q(z_{im} = 1)` is ``lam[i, m]``.
+
+Book: chapters/05_elbo_variational_em.md.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy import linalg
+from scipy.special import expit, logsumexp, xlogy
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
+
+from . import gaussian
+from ._validation import (
+    check_covariance_type,
+    check_data,
+    check_positive_int,
+    check_positive_scalar,
+    check_probability_vector,
+    check_rng,
+)
+
+__all__ = [
+    # generic discrete latent variables
+    "elbo",
+    "kl_to_posterior",
+    "log_evidence",
+    "posterior",
+    # Gaussian mixture
+    "gmm_log_joint",
+    "gmm_elbo",
+    "hard_e_step",
+    # factorial model
+    "FactorialParams",
+    "all_states",
+    "sample",
+    "log_joint",
+    "exact_posterior",
+    "log_likelihood",
+    "mean_field_q",
+    "mean_field_update",
+    "mean_field_e_step",
+    "mean_field_elbo",
+    "exact_moments",
+    "mean_field_moments",
+    "m_step",
+    "FactorialMixture",
+    "exact_em",
+    "variational_em",
+]
+
+_LOG_2PI = np.log(2.0 * np.pi)
+
+
+# ====================================================================== generic
+
+
+def _check_log_joint(log_joint):
+    arr = np.asarray(log_joint, dtype=np.float64)
+    if arr.ndim == 0:
+        raise ValueError(
+            "log_joint must have at least one axis (the latent states), got a scalar; "
+            "pass ln p(x, z) for every state z as a 1-D array."
+        )
+    if np.any(np.isnan(arr)) or np.any(arr == np.inf):
+        raise ValueError(
+            "log_joint contains NaN or +inf; it must hold log-probabilities (finite numbers, "
+            "or -inf for impossible states)."
+        )
+    if np.any(np.all(arr == -np.inf, axis=-1)):
+        raise ValueError(
+            "log_joint is -inf for every latent state of some data point, so p(x) = 0 there "
+            "and the posterior is undefined; check the model parameters."
+        )
+    return arr
+
+
+def _check_q(q, shape, name="q"):
+    arr = np.asarray(q, dtype=np.float64)
+    if arr.shape != shape:
+        raise ValueError(
+            f"{name} must have the same shape as log_joint, {shape}, got {arr.shape}; "
+            "the last axis indexes latent states and must match."
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values; it must be a probability table.")
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must be non-negative, got a minimum of {arr.min():.3g}.")
+    sums = arr.sum(axis=-1)
+    if np.any(np.abs(sums - 1.0) > 1e-8):
+        worst = sums.flat[np.argmax(np.abs(sums - 1.0))]
+        raise ValueError(
+            f"each distribution in {name} must sum to 1 over the last axis (latent states); "
+            f"found a sum of {worst:.6g}. Normalise with {name} / {name}.sum(axis=-1, keepdims=True)."
+        )
+    return arr
+
+
+def _expected_log_joint(log_joint, q):
+    # sum_z q(z) ln p(x, z) with the convention 0 * (-inf) = 0: states that q
+    # never visits contribute nothing, whatever the model says about them.
+    with np.errstate(invalid="ignore"):
+        terms = np.where(q > 0, q * log_joint, 0.0)
+    return terms
+
+
+def elbo(log_joint, q):
+    r"""Evidence lower bound of a discrete latent variable model.
+
+    .. math::
+
+        \mathcal L(q, \theta) = \sum_z q(z) \ln \frac{p(x, z)}{q(z)}
+          = \mathbb E_q[\ln p(x, z)] + H(q)
+
+    with :math:`0 \ln 0 = 0`.  Book: chapters/05_elbo_variational_em.md,
+    eq. labels ``elbo-definition`` and ``elbo-entropy-form``.
+
+    Parameters
+    ----------
+    log_joint : array-like of shape (..., n_states)
+        :math:`\ln p(x, z)` for every latent state ``z`` (last axis).  Leading
+        axes index independent data points.  ``-inf`` marks impossible states.
+    q : array-like, same shape as ``log_joint``
+        A distribution over the states for each data point (rows sum to 1).
+
+    Returns
+    -------
+    float
+        The ELBO summed over data points.  ``-inf`` if ``q`` puts mass on a
+        state with ``p(x, z) = 0``.
+
+    Examples
+    --------
+    At the exact posterior the bound is tight:
+
+    >>> lj = np.log([0.1, 0.3])
+    >>> bool(np.isclose(elbo(lj, posterior(lj)), log_evidence(lj)))
+    True
+    """
+    lj = _check_log_joint(log_joint)
+    q = _check_q(q, lj.shape)
+    cross = _expected_log_joint(lj, q)
+    entropy = -xlogy(q, q)  # xlogy(0, 0) = 0: the convention 0 ln 0 = 0
+    return float(np.sum(cross) + np.sum(entropy))
+
+
+def log_evidence(log_joint):
+    r"""Log marginal likelihood :math:`\ln p(x) = \ln \sum_z p(x, z)`, in log space.
+
+    Book: chapters/05_elbo_variational_em.md, eq. label ``elbo-evidence``.
+
+    Parameters
+    ----------
+    log_joint : array-like of shape (..., n_states)
+
+    Returns
+    -------
+    float
+        :math:`\sum_i \ln p(x_i)` over the leading axes.
+    """
+    lj = _check_log_joint(log_joint)
+    return float(np.sum(logsumexp(lj, axis=-1)))
+
+
+def posterior(log_joint):
+    r"""Exact posterior :math:`p(z \mid x) = p(x, z) / p(x)` over the last axis.
+
+    Book: chapters/05_elbo_variational_em.md, eq. label ``elbo-posterior``.
+
+    Returns
+    -------
+    ndarray, same shape as ``log_joint``
+        Rows sum to 1.
+    """
+    lj = _check_log_joint(log_joint)
+    return np.exp(lj - logsumexp(lj, axis=-1, keepdims=True))
+
+
+def kl_to_posterior(log_joint, q):
+    r"""KL divergence from ``q`` to the exact posterior, :math:`\mathrm{KL}(q \,\|\, p(z \mid x))`.
+
+    .. math::
+
+        \mathrm{KL}(q \,\|\, p(\cdot \mid x)) = \sum_z q(z) \ln \frac{q(z)}{p(z \mid x)}
+          = \ln p(x) - \mathcal L(q, \theta)
+
+    computed from its definition (not as a difference), so that
+    ``elbo + kl_to_posterior == log_evidence`` is a genuine test.
+    Book: chapters/05_elbo_variational_em.md, eq. label ``elbo-decomposition``.
+
+    Parameters
+    ----------
+    log_joint : array-like of shape (..., n_states)
+    q : array-like, same shape
+
+    Returns
+    -------
+    float
+        Summed over data points; ``inf`` if ``q`` puts mass where the posterior has none.
+    """
+    lj = _check_log_joint(log_joint)
+    q = _check_q(q, lj.shape)
+    log_post = lj - logsumexp(lj, axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(q > 0, q * (np.log(np.where(q > 0, q, 1.0)) - log_post), 0.0)
+    return float(np.sum(terms))
+
+
+# ============================================================ Gaussian mixture
+
+
+def gmm_log_joint(X, weights, means, covariances, covariance_type="full"):
+    r"""Table of :math:`\ln p(x_i, z_i = k) = \ln \pi_k + \ln \mathcal N(x_i \mid \mu_k, \Sigma_k)`.
+
+    Book: chapters/05_elbo_variational_em.md, eq. label ``elbo-per-point``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_components)
+    """
+    covariance_type = check_covariance_type(covariance_type)
+    weights = check_probability_vector(weights, "weights")
+    log_dens = gaussian.log_prob(X, means, covariances, covariance_type)  # (n, K)
+    if log_dens.shape[1] != weights.shape[0]:
+        raise ValueError(
+            f"weights has {weights.shape[0]} entries but there are {log_dens.shape[1]} means; "
+            "give one mixing weight per component."
+        )
+    with np.errstate(divide="ignore"):
+        return np.log(weights)[None, :] + log_dens
+
+
+def gmm_elbo(X, q, weights, means, covariances, covariance_type="full"):
+    r"""ELBO of a Gaussian mixture for per-point factors ``q[i, k]``.
+
+    .. math::
+
+        \mathcal L(q, \theta) = \sum_{i=1}^n \sum_{k=1}^K q_{ik}
+          \bigl(\ln \pi_k + \ln \mathcal N(x_i \mid \mu_k, \Sigma_k) - \ln q_{ik}\bigr)
+
+    Equal to the log-likelihood when ``q`` is the matrix of responsibilities,
+    and to ``lib.mixture.lower_bound`` for any ``q``.
+    Book: chapters/05_elbo_variational_em.md, eq. label ``elbo-per-point``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    q : array-like of shape (n_samples, n_components)
+        Rows sum to 1.
+    weights, means, covariances, covariance_type
+        Mixture parameters as in :mod:`lib.gaussian`.
+
+    Returns
+    -------
+    float
+    """
+    lj = gmm_log_joint(X, weights, means, covariances, covariance_type)
+    q = np.asarray(q, dtype=np.float64)
+    if q.shape != lj.shape:
+        raise ValueError(
+            f"q must have shape (n_samples, n_components) = {lj.shape}, got {q.shape}."
+        )
+    return elbo(lj, q)
+
+
+def hard_e_step(log_joint):
+    r"""The "hard" E-step: a point mass on :math:`\arg\max_z \ln p(x, z)` for each point.
+
+    This is what maximising :math:`\mathbb E_q[\ln p(x, z)]` alone (the ELBO
+    without its entropy) returns.  Ties go to the first maximiser.
+    Book: chapters/05_elbo_variational_em.md, eq. label ``elbo-hard-e-step``.
+
+    Parameters
+    ----------
+    log_joint : array-like of shape (n_samples, n_states)
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_states)
+        One-hot rows.
+    """
+    lj = _check_log_joint(log_joint)
+    if lj.ndim != 2:
+        raise ValueError(f"log_joint must be 2-D (n_samples, n_states), got shape {lj.shape}.")
+    out = np.zeros_like(lj)
+    out[np.arange(lj.shape[0]), np.argmax(lj, axis=1)] = 1.0
+    return out
+
+
+# ============================================================ factorial model
+
+
+class FactorialParams(NamedTuple):
+    r"""Parameters :math:`\theta = (\pi, W, \sigma^2)` of the factorial model.
+
+    Attributes
+    ----------
+    probs : ndarray of shape (n_causes,)
+        :math:`\pi_m = p(z_{im} = 1)`.
+    components : ndarray of shape (n_causes, n_features)
+        Row ``m`` is :math:`w_m`, the contribution of cause ``m`` to the mean.
+    noise_variance : float
+        :math:`\sigma^2`.
+    """
+
+    probs: np.ndarray
+    components: np.ndarray
+    noise_variance: float
+
+
+def _check_params(params, n_features=None):
+    try:
+        probs, components, noise_variance = params
+    except (TypeError, ValueError):
+        raise TypeError(
+            "params must be a FactorialParams(probs, components, noise_variance) or a 3-tuple "
+            f"in that order, got {type(params).__name__}."
+        ) from None
+    probs = check_data(probs, "probs", ndim=1)
+    if np.any((probs < 0) | (probs > 1)):
+        raise ValueError(f"probs are Bernoulli probabilities and must lie in [0, 1], got {probs}.")
+    components = check_data(components, "components")
+    if components.shape[0] != probs.shape[0]:
+        raise ValueError(
+            f"components must have one row per cause: probs has {probs.shape[0]} entries but "
+            f"components has shape {components.shape}."
+        )
+    if n_features is not None and components.shape[1] != n_features:
+        raise ValueError(
+            f"components have {components.shape[1]} column(s) but X has {n_features} feature(s); "
+            "they must match."
+        )
+    noise_variance = check_positive_scalar(noise_variance, "noise_variance")
+    if probs.shape[0] > 20:
+        raise ValueError(
+            f"{probs.shape[0]} causes give 2**{probs.shape[0]} latent states per point, too many "
+            "to enumerate; the exact functions are meant for a handful of causes."
+        )
+    return FactorialParams(probs, components, noise_variance)
+
+
+def _check_X_params(X, params):
+    X = check_data(X, "X")
+    return X, _check_params(params, X.shape[1])
+
+
+def all_states(n_causes):
+    r"""Every binary vector :math:`z \in \{0, 1\}^M`, one per row, in binary order.
+
+    Row ``s`` is the binary expansion of ``s`` with :math:`z_1` as the most
+    significant bit, so ``all_states(3)[3]`` is ``[0, 1, 1]``.
+
+    Returns
+    -------
+    ndarray of shape (2**n_causes, n_causes), dtype float
+    """
+    n_causes = check_positive_int(n_causes, "n_causes")
+    if n_causes > 20:
+        raise ValueError(f"2**{n_causes} states are too many to enumerate; use at most 20 causes.")
+    s = np.arange(2**n_causes)[:, None]
+    shifts = np.arange(n_causes)[::-1][None, :]
+    return ((s >> shifts) & 1).astype(np.float64)
+
+
+def sample(params, n_samples, rng=None):
+    r"""Draw ``(X, Z)`` from the factorial model.
+
+    :math:`z_{im} \sim \mathrm{Bernoulli}(\pi_m)`, then
+    :math:`x_i = W^\top z_i + \sigma \varepsilon_i` with
+    :math:`\varepsilon_i \sim \mathcal N(0, I_d)`.
+    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-model``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    Z : ndarray of shape (n_samples, n_causes), dtype int
+    """
+    probs, components, noise_variance = _check_params(params)
+    rng = check_rng(rng)
+    n_samples = check_positive_int(n_samples, "n_samples")
+    Z = (rng.random((n_samples, probs.shape[0])) < probs).astype(int)  # (n, M)
+    noise = rng.standard_normal((n_samples, components.shape[1]))  # (n, d)
+    X = Z @ components + np.sqrt(noise_variance) * noise
+    return X, Z
+
+
+def log_joint(X, params):
+    r"""Table of :math:`\ln p(x_i, z)` for every point and every state :math:`z \in \{0,1\}^M`.
+
+    .. math::
+
+        \ln p(x_i, z) = \sum_{m=1}^M \bigl(z_m \ln \pi_m + (1 - z_m)\ln(1 - \pi_m)\bigr)
+          + \ln \mathcal N\bigl(x_i \mid W^\top z, \sigma^2 I_d\bigr)
+
+    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-log-joint``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, 2**n_causes)
+        Column ``s`` is state ``all_states(M)[s]``.
+    """
+    X, (probs, components, noise_variance) = _check_X_params(X, params)
+    states = all_states(probs.shape[0])  # (S, M)
+    # xlogy keeps 0 * ln 0 = 0, so pi_m = 0 or 1 makes the impossible states -inf, not NaN
+    log_prior = xlogy(states, probs).sum(axis=1) + xlogy(1 - states, 1 - probs).sum(axis=1)  # (S,)
+    state_means = states @ components  # (S, d)
+    log_lik = gaussian.log_prob(X, state_means, np.full(states.shape[0], noise_variance), "spherical")
+    return log_prior[None, :] + log_lik  # (n, S)
+
+
+def exact_posterior(X, params):
+    r"""Exact posterior :math:`p(z \mid x_i)` over the :math:`2^M` states, by enumeration.
+
+    Book: chapters/05_elbo_variational_em.md, eq. label ``elbo-posterior``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, 2**n_causes)
+        Rows sum to 1; column ``s`` is state ``all_states(M)[s]``.
+    """
+    return posterior(log_joint(X, params))
+
+
+def log_likelihood(X, params):
+    r"""Exact log-likelihood :math:`\sum_i \ln \sum_z p(x_i, z)` of the factorial model.
+
+    Book: chapters/05_elbo_variational_em.md, eq. label ``elbo-evidence``.
+
+    Returns
+    -------
+    float
+    """
+    return log_evidence(log_joint(X, params))
+
+
+def _check_lam(lam, n_samples, n_causes, name="lam"):
+    lam = np.asarray(lam, dtype=np.float64)
+    if lam.ndim == 1 and lam.shape[0] == n_causes:
+        lam = np.broadcast_to(lam, (n_samples, n_causes))
+    if lam.shape != (n_samples, n_causes):
+        raise ValueError(
+            f"{name} must have shape (n_samples, n_causes) = {(n_samples, n_causes)}, got {lam.shape}."
+        )
+    if not np.all(np.isfinite(lam)) or np.any((lam < 0) | (lam > 1)):
+        raise ValueError(f"{name} holds Bernoulli probabilities q(z_im = 1) and must lie in [0, 1].")
+    return np.array(lam, dtype=np.float64)
+
+
+def mean_field_q(lam):
+    r"""Expand mean-field factors into a table over the :math:`2^M` states.
+
+    .. math::
+
+        q_i(z) = \prod_{m=1}^M \lambda_{im}^{z_m} (1 - \lambda_{im})^{1 - z_m}
+
+    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-mean-field``.
+
+    Parameters
+    ----------
+    lam : array-like of shape (n_samples, n_causes)
+
+    Returns
+    -------
+    ndarray of shape (n_samples, 2**n_causes)
+    """
+    lam = np.asarray(lam, dtype=np.float64)
+    if lam.ndim != 2:
+        raise ValueError(f"lam must be 2-D (n_samples, n_causes), got shape {lam.shape}.")
+    lam = _check_lam(lam, lam.shape[0], lam.shape[1])
+    states = all_states(lam.shape[1])  # (S, M)
+    # product over causes of lam or 1 - lam, for every (point, state) pair: (n, S, M) -> (n, S)
+    factors = np.where(states[None, :, :] == 1, lam[:, None, :], 1 - lam[:, None, :])
+    return np.prod(factors, axis=2)
+
+
+def _logit(p):
+    with np.errstate(divide="ignore"):
+        return np.log(p) - np.log1p(-p)
+
+
+def mean_field_update(X, params, lam, m):
+    r"""One coordinate-ascent update of the mean-field factor of cause ``m``.
+
+    .. math::
+
+        \lambda_{im} \leftarrow \sigma\Bigl(\ln\frac{\pi_m}{1-\pi_m}
+          + \frac{1}{\sigma^2} w_m^\top\Bigl(x_i - \sum_{l \ne m} \lambda_{il} w_l\Bigr)
+          - \frac{\lVert w_m \rVert^2}{2\sigma^2}\Bigr)
+
+    the exact maximiser of the ELBO over :math:`\lambda_{\cdot m}` with the
+    other factors fixed, so the ELBO never decreases.
+    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-update``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    params : FactorialParams
+    lam : array-like of shape (n_samples, n_causes)
+        Current factors :math:`\lambda_{il} = q(z_{il} = 1)`.
+    m : int
+        The cause to update.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        The new column :math:`\lambda_{\cdot m}`.
+    """
+    X, params = _check_X_params(X, params)
+    n_causes = params.probs.shape[0]
+    lam = _check_lam(lam, X.shape[0], n_causes)
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 0 <= m < n_causes:
+        raise ValueError(f"m must be an integer cause index in 0..{n_causes - 1}, got {m!r}.")
+    return _update_column(X, params, lam, int(m))
+
+
+def _update_column(X, params, lam, m):
+    probs, W, s2 = params
+    others = lam @ W - lam[:, [m]] * W[m]  # (n, d): sum_{l != m} lam_il w_l
+    field = _logit(probs[m]) + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / s2  # (n,)
+    return expit(field)
+
+
+def mean_field_e_step(X, params, lam_init=None, n_sweeps=10, tol=0.0):
+    r"""Mean-field E-step: coordinate ascent on the factors :math:`\lambda_{im}`.
+
+    Each sweep updates causes ``0, ..., M-1`` in turn with :func:`mean_field_update`
+    (all points at once: their factors do not interact).  Every update is an
+    exact coordinate maximisation, so the ELBO never decreases.
+    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-update``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    params : FactorialParams
+    lam_init : array-like of shape (n_samples, n_causes) or (n_causes,), optional
+        Starting factors; the prior ``probs`` when omitted.  Variational EM
+        passes the previous E-step's factors (a warm start), which is what
+        makes its ELBO monotone.
+    n_sweeps : int
+        Maximum number of sweeps over the causes.
+    tol : float
+        Stop early when no factor moved by more than ``tol`` in a sweep.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_causes)
+    """
+    X, params = _check_X_params(X, params)
+    n_causes = params.probs.shape[0]
+    n_sweeps = check_positive_int(n_sweeps, "n_sweeps")
+    tol = check_positive_scalar(tol, "tol", allow_zero=True)
+    lam = _check_lam(params.probs if lam_init is None else lam_init, X.shape[0], n_causes, "lam_init")
+    for _ in range(n_sweeps):
+        old = lam.copy()
+        for m in range(n_causes):
+            lam[:, m] = _update_column(X, params, lam, m)
+        if np.max(np.abs(lam - old)) <= tol:
+            break
+    return lam
+
+
+def mean_field_elbo(X, params, lam):
+    r"""ELBO of the factorial model for a mean-field :math:`q`, in closed form.
+
+    .. math::
+
+        \mathcal L = \sum_{i}\Bigl[\sum_m \bigl(\lambda_{im}\ln\pi_m + (1-\lambda_{im})\ln(1-\pi_m)
+          + H_b(\lambda_{im})\bigr) - \frac d2 \ln(2\pi\sigma^2)
+          - \frac{1}{2\sigma^2}\Bigl(\bigl\lVert x_i - W^\top\lambda_i\bigr\rVert^2
+          + \sum_m \lambda_{im}(1-\lambda_{im})\lVert w_m\rVert^2\Bigr)\Bigr]
+
+    with :math:`H_b(\lambda) = -\lambda\ln\lambda - (1-\lambda)\ln(1-\lambda)`.
+    Costs :math:`O(nMd)` instead of the :math:`O(n 2^M d)` of
+    ``elbo(log_joint(X, params), mean_field_q(lam))``, which it equals.
+    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-mf-elbo``.
+
+    Returns
+    -------
+    float
+    """
+    X, (probs, W, s2) = _check_X_params(X, params)
+    n, d = X.shape
+    lam = _check_lam(lam, n, probs.shape[0])
+    prior = np.sum(xlogy(lam, probs) + xlogy(1 - lam, 1 - probs))
+    entropy = -np.sum(xlogy(lam, lam) + xlogy(1 - lam, 1 - lam))
+    sq = np.sum((X - lam @ W) ** 2) + np.sum(lam * (1 - lam) @ np.sum(W**2, axis=1))
+    return float(prior + entropy - 0.5 * n * d * (_LOG_2PI + np.log(s2)) - 0.5 * sq / s2)
+
+
+def exact_moments(post, n_causes):
+    r"""Expected sufficient statistics under the exact posterior (or any table over states).
+
+    .. math::
+
+        \mathbb E[z_i] = \sum_z q_i(z)\, z, \qquad
+        \sum_i \mathbb E[z_i z_i^\top] = \sum_i \sum_z q_i(z)\, z z^\top
+
+    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-moments``.
+
+    Parameters
+    ----------
+    post : array-like of shape (n_samples, 2**n_causes)
+    n_causes : int
+
+    Returns
+    -------
+    Ez : ndarray of shape (n_samples, n_causes)
+    sum_Ezz : ndarray of shape (n_causes, n_causes)
+    """
+    states = all_states(n_causes)
+    post = np.asarray(post, dtype=np.float64)
+    if post.ndim != 2 or post.shape[1] != states.shape[0]:
+        raise ValueError(
+            f"post must have shape (n_samples, 2**n_causes) = (n, {states.shape[0]}), got {post.shape}."
+        )
+    Ez = post @ states  # (n, M)
+    sum_Ezz = states.T @ (post.sum(axis=0)[:, None] * states)  # (M, M)
+    return Ez, sum_Ezz
+
+
+def mean_field_moments(lam):
+    r"""Expected sufficient statistics under a mean-field :math:`q`.
+
+    .. math::
+
+        \mathbb E_q[z_{im}] = \lambda_{im}, \qquad
+        \mathbb E_q[z_{im} z_{il}] = \begin{cases} \lambda_{im}\lambda_{il} & m \ne l \\
+          \lambda_{im} & m = l \end{cases}
+
+    (:math:`z^2 = z` for a binary variable).
+    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-moments``.
+
+    Returns
+    -------
+    Ez : ndarray of shape (n_samples, n_causes)
+    sum_Ezz : ndarray of shape (n_causes, n_causes)
+    """
+    lam = np.asarray(lam, dtype=np.float64)
+    if lam.ndim != 2:
+        raise ValueError(f"lam must be 2-D (n_samples, n_causes), got shape {lam.shape}.")
+    lam = _check_lam(lam, *lam.shape)
+    sum_Ezz = lam.T @ lam + np.diag(np.sum(lam * (1 - lam), axis=0))
+    return lam.copy(), sum_Ezz
+
+
+def m_step(X, Ez, sum_Ezz, reg_variance=0.0):
+    r"""M-step of the factorial model from expected sufficient statistics.
+
+    .. math::
+
+        \pi_m = \frac1n \sum_i \mathbb E[z_{im}], \qquad
+        W = \Bigl(\sum_i \mathbb E[z_i z_i^\top]\Bigr)^{-1} \sum_i \mathbb E[z_i]\, x_i^\top,
+
+    .. math::
+
+        \sigma^2 = \frac{1}{nd}\sum_i \Bigl(\lVert x_i\rVert^2 - 2\,\mathbb E[z_i]^\top W x_i
+          + \operatorname{tr}\bigl(W W^\top \mathbb E[z_i z_i^\top]\bigr)\Bigr)
+
+    The same formulas serve exact EM (moments from :func:`exact_moments`) and
+    variational EM (:func:`mean_field_moments`).  When
+    :math:`\sum_i \mathbb E[z_i z_i^\top]` is singular (a cause that is never
+    on), the minimum-norm least-squares solution is used, which is still a
+    maximiser.  Book: chapters/05_elbo_variational_em.md, eq. label ``vem-m-step``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    Ez : array-like of shape (n_samples, n_causes)
+    sum_Ezz : array-like of shape (n_causes, n_causes)
+    reg_variance : float
+        Added to :math:`\sigma^2` (0 keeps the exact maximiser).
+
+    Returns
+    -------
+    FactorialParams
+    """
+    X = check_data(X, "X")
+    n, d = X.shape
+    Ez = check_data(Ez, "Ez")
+    sum_Ezz = check_data(sum_Ezz, "sum_Ezz")
+    n_causes = Ez.shape[1]
+    if Ez.shape[0] != n or sum_Ezz.shape != (n_causes, n_causes):
+        raise ValueError(
+            f"Ez must have shape (n_samples, n_causes) = ({n}, M) and sum_Ezz (M, M); "
+            f"got {Ez.shape} and {sum_Ezz.shape}."
+        )
+    reg_variance = check_positive_scalar(reg_variance, "reg_variance", allow_zero=True)
+    probs = np.clip(Ez.mean(axis=0), 0.0, 1.0)
+    B = Ez.T @ X  # (M, d): sum_i E[z_i] x_i^T
+    try:
+        W = linalg.solve(sum_Ezz, B, assume_a="pos", check_finite=False)
+    except (linalg.LinAlgError, ValueError):
+        W = linalg.lstsq(sum_Ezz, B, check_finite=False)[0]
+    sq = np.sum(X**2) - 2.0 * np.sum(B * W) + np.sum((W @ W.T) * sum_Ezz)
+    noise_variance = max(sq / (n * d), 0.0) + reg_variance
+    if noise_variance <= 0:
+        raise ValueError(
+            "the M-step gave noise_variance = 0 (the causes explain the data exactly); "
+            "set reg_variance > 0, e.g. 1e-6."
+        )
+    return FactorialParams(probs, W, float(noise_variance))
+
+
+# ================================================================ estimator
+
+
+class FactorialMixture(BaseEstimator):
+    r"""Factorial model with binary causes, fitted by exact or mean-field variational EM.
+
+    Each iteration runs an E-step (the exact posterior over the :math:`2^M`
+    states, or ``n_sweeps`` mean-field coordinate-ascent sweeps warm-started
+    from the previous factors) and the closed-form :func:`m_step`.
+
+    Book: chapters/05_elbo_variational_em.md, eq. labels ``vem-model``,
+    ``vem-update``, ``vem-m-step``.
+
+    Parameters
+    ----------
+    n_causes : int
+        :math:`M`, the number of binary causes.
+    method : {"exact", "mean_field"}
+    n_iter : int
+        Number of EM iterations (``tol`` may stop earlier).
+    n_sweeps : int
+        Mean-field sweeps per E-step (ignored when ``method="exact"``).
+    tol : float
+        Stop when the ELBO after a full iteration rose by less than ``tol``;
+        0 runs all ``n_iter`` iterations.
+    reg_variance : float
+        Added to :math:`\sigma^2` at every M-step.
+    params_init : FactorialParams, optional
+        Starting parameters.  Otherwise ``probs = 0.5``, components drawn from
+        :math:`\mathcal N(0, s^2)` with :math:`s` the data's standard deviation
+        and ``noise_variance`` the data's variance.
+    random_state : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    probs_, components_, noise_variance_ : fitted :math:`\pi, W, \sigma^2`
+    params_ : FactorialParams
+    lam_ : ndarray of shape (n_samples, n_causes)
+        :math:`\mathbb E_q[z_{im}]` from the last E-step.
+    log_likelihood_history_ : ndarray of shape (n_iter_ + 1,)
+        Exact :math:`\ell(\theta^t) = \ln p(X; \theta^t)` for
+        :math:`t = 0, \dots, T`: at the initial parameters, then after every iteration.
+    elbo_history_ : ndarray of shape (n_iter_,)
+        :math:`\mathcal L(q^t, \theta^{t+1})`, the ELBO after every full iteration.
+    elbo_trace_ : ndarray of shape (n_iter_, 2)
+        The ELBO after each half-step of iteration :math:`t`: column 0 after
+        the E-step, :math:`\mathcal L(q^t, \theta^t)` (equal to
+        :math:`\ell(\theta^t)` for exact EM), column 1 after the M-step,
+        :math:`\mathcal L(q^t, \theta^{t+1})`.  Both methods make
+        ``elbo_trace_.ravel()`` non-decreasing.
+    n_iter_ : int
+    """
+
+    def __init__(self, n_causes=3, method="mean_field", n_iter=100, n_sweeps=10, tol=0.0,
+                 reg_variance=0.0, params_init=None, random_state=None):
+        self.n_causes = n_causes
+        self.method = method
+        self.n_iter = n_iter
+        self.n_sweeps = n_sweeps
+        self.tol = tol
+        self.reg_variance = reg_variance
+        self.params_init = params_init
+        self.random_state = random_state
+
+    def _initial_params(self, X, rng):
+        if self.params_init is not None:
+            params = _check_params(self.params_init, X.shape[1])
+            if params.probs.shape[0] != self.n_causes:
+                raise ValueError(
+                    f"params_init has {params.probs.shape[0]} causes but n_causes={self.n_causes}."
+                )
+            return FactorialParams(params.probs.copy(), params.components.copy(), params.noise_variance)
+        scale = float(np.std(X)) or 1.0
+        components = scale * rng.standard_normal((self.n_causes, X.shape[1]))
+        return FactorialParams(np.full(self.n_causes, 0.5), components, scale**2)
+
+    def fit(self, X, y=None):
+        """Run EM on ``X`` (shape ``(n_samples, n_features)``); returns ``self``."""
+        X = check_data(X, "X")
+        check_positive_int(self.n_causes, "n_causes")
+        if self.n_causes > 12:
+            raise ValueError(
+                f"n_causes={self.n_causes} gives 2**{self.n_causes} states per point; the exact "
+                "log-likelihood this class records is meant for at most 12 causes."
+            )
+        if self.method not in ("exact", "mean_field"):
+            raise ValueError(f"method must be 'exact' or 'mean_field', got {self.method!r}.")
+        n_iter = check_positive_int(self.n_iter, "n_iter")
+        check_positive_int(self.n_sweeps, "n_sweeps")
+        tol = check_positive_scalar(self.tol, "tol", allow_zero=True)
+        rng = check_rng(self.random_state)
+        params = self._initial_params(X, rng)
+
+        lam = np.broadcast_to(params.probs, (X.shape[0], self.n_causes)).copy()
+        loglik = [log_likelihood(X, params)]
+        trace = []
+        for _ in range(n_iter):
+            # E-step: q^t from theta^t (exact posterior, or mean-field warm-started at q^{t-1})
+            if self.method == "exact":
+                lj = log_joint(X, params)
+                post = posterior(lj)
+                Ez, sum_Ezz = exact_moments(post, self.n_causes)
+                lam = Ez
+                after_e = log_evidence(lj)  # the bound is tight after an exact E-step
+            else:
+                lam = mean_field_e_step(X, params, lam, n_sweeps=self.n_sweeps)
+                Ez, sum_Ezz = mean_field_moments(lam)
+                after_e = mean_field_elbo(X, params, lam)
+            # M-step: theta^{t+1} = argmax_theta L(q^t, theta)
+            params = m_step(X, Ez, sum_Ezz, self.reg_variance)
+            if self.method == "exact":
+                after_m = elbo(log_joint(X, params), post)
+            else:
+                after_m = mean_field_elbo(X, params, lam)
+            trace.append((after_e, after_m))
+            loglik.append(log_likelihood(X, params))
+            if tol > 0 and len(trace) > 1 and trace[-1][1] - trace[-2][1] < tol:
+                break
+        self.params_ = params
+        self.probs_, self.components_, self.noise_variance_ = params
+        self.lam_ = lam
+        self.elbo_trace_ = np.array(trace)
+        self.elbo_history_ = self.elbo_trace_[:, 1].copy()
+        self.log_likelihood_history_ = np.array(loglik)
+        self.n_iter_ = len(trace)
+        return self
+
+    def _check_fitted(self):
+        if not hasattr(self, "params_"):
+            raise NotFittedError("this FactorialMixture is not fitted yet; call fit(X) first.")
+
+    def posterior(self, X):
+        """Exact posterior over the ``2**n_causes`` states, shape ``(n_samples, 2**n_causes)``."""
+        self._check_fitted()
+        return exact_posterior(X, self.params_)
+
+    def transform(self, X):
+        r""":math:`\mathbb E_q[z_i]` under the fitted model (exact or mean-field, as fitted)."""
+        self._check_fitted()
+        X = check_data(X, "X")
+        if self.method == "exact":
+            return exact_moments(exact_posterior(X, self.params_), self.n_causes)[0]
+        return mean_field_e_step(X, self.params_, n_sweeps=max(self.n_sweeps, 50), tol=1e-10)
+
+    def score_samples(self, X):
+        r"""Exact :math:`\ln p(x_i)` for each row, shape ``(n_samples,)``."""
+        self._check_fitted()
+        return logsumexp(log_joint(X, self.params_), axis=1)
+
+    def score(self, X, y=None):
+        """Mean exact log-likelihood per sample."""
+        return float(np.mean(self.score_samples(X)))
+
+    def sample(self, n_samples=1, random_state=None):
+        """Draw ``(X, Z)`` from the fitted model."""
+        self._check_fitted()
+        return sample(self.params_, n_samples, random_state)
+
+
+def exact_em(X, n_causes, n_iter=100, params_init=None, random_state=None, **kwargs):
+    """Fit the factorial model by exact EM; returns the fitted :class:`FactorialMixture`."""
+    return FactorialMixture(n_causes=n_causes, method="exact", n_iter=n_iter,
+                            params_init=params_init, random_state=random_state, **kwargs).fit(X)
+
+
+def variational_em(X, n_causes, n_iter=100, n_sweeps=10, params_init=None, random_state=None, **kwargs):
+    """Fit the factorial model by mean-field variational EM; returns the fitted :class:`FactorialMixture`."""
+    return FactorialMixture(n_causes=n_causes, method="mean_field", n_iter=n_iter, n_sweeps=n_sweeps,
+                            params_init=params_init, random_state=random_state, **kwargs).fit(X)

@@ -1,0 +1,293 @@
+"""The chapter 1 exercise checks accept right answers and name typical mistakes."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.special import expit
+from scipy.stats import norm
+
+import lib.checks
+from lib import discriminant, logistic
+from lib.checks import ch01
+
+
+def _assert_fails(result, *fragments):
+    assert result.status == "failed", result
+    for fragment in fragments:
+        assert fragment.lower() in result.message.lower(), result.message
+
+
+def _not_implemented(*args):
+    raise NotImplementedError
+
+
+def _raises(*args):
+    raise KeyError("oops")
+
+
+def test_checks_are_exported():
+    for name in ch01.__all__:
+        assert getattr(lib.checks, name) is getattr(ch01, name)
+
+
+# The standard failure modes, for every function check.
+FUNCTION_CHECKS = [
+    ch01.stable_sigmoid,
+    ch01.softmax_gradient,
+    ch01.sgd_epoch,
+    ch01.newton_step,
+    ch01.marginal_posterior,
+]
+
+
+@pytest.mark.parametrize("check", FUNCTION_CHECKS, ids=lambda c: c.__name__)
+def test_standard_failure_modes(check):
+    assert check(_not_implemented).status == "not implemented"
+    assert check(...).status == "not implemented"
+    _assert_fails(check(42), "expected a function")
+    _assert_fails(check(_raises), "raised an exception", "KeyError")
+    _assert_fails(check(lambda *args: "text"), "")
+    _assert_fails(check(lambda *args: None), "return")
+
+
+# ---------------------------------------------------------------- sigmoid --
+
+
+def _masked_sigmoid(t):
+    t = np.asarray(t, dtype=float)
+    out = np.empty_like(t)
+    pos = t >= 0
+    out[pos] = 1 / (1 + np.exp(-t[pos]))
+    e = np.exp(t[~pos])
+    out[~pos] = e / (1 + e)
+    return out
+
+
+def test_sigmoid_right_answers_pass():
+    for fn in (_masked_sigmoid, logistic.sigmoid, expit,
+               lambda t: np.exp(-np.logaddexp(0, -np.asarray(t, dtype=float)))):
+        result = lib.checks.stable_sigmoid(fn)
+        assert result.passed, result
+    assert "Passed" in lib.checks.stable_sigmoid(_masked_sigmoid).message
+
+
+@pytest.mark.parametrize(
+    "fn, fragments",
+    [
+        (lambda t: 1 / (1 + np.exp(-np.asarray(t, dtype=float))), ["overflow"]),  # naive formula
+        (lambda t: 1 / (1 + np.exp(np.asarray(t, dtype=float))), ["sigmoid(-t)"]),  # wrong sign, no overflow at -1000
+        (lambda t: 1 / (1 + math.exp(-t)), ["numpy", "elementwise"]),  # not vectorised
+        (lambda t: np.where(np.asarray(t) >= 0, 1 / (1 + np.exp(-np.asarray(t, dtype=float))),
+                            np.exp(np.asarray(t, dtype=float)) / (1 + np.exp(np.asarray(t, dtype=float)))),
+         ["np.where", "both"]),
+        (lambda t: np.where(np.asarray(t) >= 0, 1 / (1 + np.exp(-np.abs(t))),
+                            1 - 1 / (1 + np.exp(-np.abs(t)))), ["relative accuracy"]),
+        (lambda t: _masked_sigmoid(np.ravel(t)), ["2-D t", "shape (3, 4)"]),
+        (lambda t: 0.5 + 0 * np.asarray(t), ["does not match"]),
+    ],
+)
+def test_sigmoid_names_typical_mistakes(fn, fragments):
+    _assert_fails(lib.checks.stable_sigmoid(fn), *fragments)
+
+
+def test_sigmoid_nan_is_explained():
+    def nan_version(t):
+        t = np.asarray(t, dtype=float)
+        with np.errstate(all="ignore"):
+            return np.exp(t) / (np.exp(t) + 1)  # inf / inf at t = 1000
+
+    # np.exp(1000) overflows: caught as a floating-point error first, NaN otherwise
+    _assert_fails(lib.checks.stable_sigmoid(nan_version), "NaN")
+
+
+# ------------------------------------------------------- softmax gradient --
+
+
+def _softmax_gradient(W, b, X, y, *, sign=1.0, mean=False, b_sign=1.0, **kwargs):
+    gW, gb = ch01._softmax_variant(W, b, X, y, **kwargs)
+    scale = sign / len(y) if mean else sign
+    return scale * gW, b_sign * scale * gb
+
+
+def test_softmax_gradient_right_answer_passes():
+    result = lib.checks.softmax_gradient(_softmax_gradient)
+    assert result.passed, result
+    assert lib.checks.softmax_gradient(logistic.gradient).passed
+
+
+@pytest.mark.parametrize(
+    "kwargs, fragments",
+    [
+        ({"sign": -1.0}, ["wrong sign", "negative"]),
+        ({"mean": True}, ["divided by n"]),
+        ({"integer_y": True}, ["one-hot"]),
+        ({"sigmoid": True}, ["sum to one"]),
+        ({"intercept": False}, ["intercepts"]),
+        ({"b_sign": -1.0}, ["grad_b has the wrong sign"]),
+        ({"b_sign": 0.0}, ["grad_b is not"]),
+    ],
+)
+def test_softmax_gradient_names_typical_mistakes(kwargs, fragments):
+    _assert_fails(lib.checks.softmax_gradient(lambda *a: _softmax_gradient(*a, **kwargs)), *fragments)
+
+
+def test_softmax_gradient_overflow_and_shapes():
+    def naive(W, b, X, y):
+        T = X @ W.T + b
+        with np.errstate(all="ignore"):
+            P = np.exp(T) / np.exp(T).sum(axis=1, keepdims=True)
+        R = np.eye(W.shape[0])[y] - P
+        return R.T @ X, R.sum(axis=0)
+
+    _assert_fails(lib.checks.softmax_gradient(naive), "overflows", "softmax")
+    transposed = lambda W, b, X, y: tuple(g.T for g in _softmax_gradient(W, b, X, y))
+    _assert_fails(lib.checks.softmax_gradient(transposed), "transposed")
+    _assert_fails(lib.checks.softmax_gradient(lambda W, b, X, y: np.zeros(3)), "tuple")
+
+
+# -------------------------------------------------------------------- sgd --
+
+
+def _sgd(w, b, X, y, lr, order, **kwargs):
+    return ch01._sgd_variant(w, b, X, y, lr, order, **kwargs)
+
+
+def test_sgd_right_answer_passes():
+    assert lib.checks.sgd_epoch(_sgd).passed
+    assert lib.checks.sgd_epoch(logistic.sgd_epoch).passed
+
+
+@pytest.mark.parametrize(
+    "variant, fragments",
+    [
+        (lambda w, b, X, y, lr, o: _sgd(w, b, X, y, lr, o, stale=True), ["full-batch"]),
+        (lambda w, b, X, y, lr, o: _sgd(w, b, X, y, lr, np.arange(len(y))), ["given `order`"]),
+        (lambda w, b, X, y, lr, o: _sgd(w, b, X, y, lr, o, sign=-1.0), ["ascent"]),
+        (lambda w, b, X, y, lr, o: _sgd(w, b, X, y, lr, o, update_b=False), ["b never changes"]),
+        (lambda w, b, X, y, lr, o: _sgd(w, b, X, y, lr / len(y), o), ["lr / n"]),
+        (lambda w, b, X, y, lr, o: (w, b), ["do not match"]),
+    ],
+)
+def test_sgd_names_typical_mistakes(variant, fragments):
+    _assert_fails(lib.checks.sgd_epoch(variant), *fragments)
+
+
+# ----------------------------------------------------------------- newton --
+
+
+def test_newton_right_answer_passes():
+    assert lib.checks.newton_step(ch01._newton_variant).passed
+    assert lib.checks.newton_step(logistic.newton_step).passed
+
+
+@pytest.mark.parametrize(
+    "kwargs, fragments",
+    [
+        ({"sign": -1.0}, ["wrong way"]),
+        ({"step_only": True}, ["step delta itself"]),
+        ({"weights": "one"}, ["no weights"]),
+        ({"weights": "p"}, ["not p_i"]),
+        ({"intercept": False}, ["column of ones"]),
+    ],
+)
+def test_newton_names_typical_mistakes(kwargs, fragments):
+    _assert_fails(lib.checks.newton_step(lambda *a: ch01._newton_variant(*a, **kwargs)), *fragments)
+
+
+def test_newton_gradient_step_is_not_newton():
+    def gradient_step(w, b, X, y):
+        gw, gb = logistic.gradient(w, b, X, y)
+        return w + 0.1 * gw, b + 0.1 * gb
+
+    _assert_fails(lib.checks.newton_step(gradient_step), "do not match")
+
+
+# ---------------------------------------------------------------- missing --
+
+
+def _marginal(X, priors, means, covs, **kwargs):
+    return ch01._marginal_reference(X, priors, means, covs, **kwargs)
+
+
+def _imputed(X, priors, means, covs):
+    X = X.copy()
+    fill = np.broadcast_to(priors @ means, X.shape)
+    X[np.isnan(X)] = fill[np.isnan(X)]
+    return discriminant.posterior(X, priors, means, covs, "full")
+
+
+def _nan_propagating(X, priors, means, covs):
+    """Bayes' rule on the full vectors, written without validation: NaN flows through."""
+    out = np.empty((len(X), len(priors)))
+    for k in range(len(priors)):
+        L = np.linalg.cholesky(covs[k])
+        z = np.linalg.solve(L, (X - means[k]).T)
+        out[:, k] = np.log(priors[k]) - 0.5 * np.sum(z**2, axis=0) - np.log(np.diag(L)).sum()
+    out = np.exp(out - out.max(axis=1, keepdims=True))
+    return out / out.sum(axis=1, keepdims=True)
+
+
+def test_marginal_right_answer_passes():
+    result = lib.checks.marginal_posterior(_marginal)
+    assert result.passed, result
+
+
+@pytest.mark.parametrize(
+    "fn, fragments",
+    [
+        (lambda X, p, m, c: _marginal(X, p, m, c, uniform=True), ["ignores the priors"]),
+        (lambda X, p, m, c: _marginal(X, p, m, c, use_precision=True), ["inverse covariance", "slice sigma"]),
+        (lambda X, p, m, c: np.log(_marginal(X, p, m, c)), ["log-probabilities"]),
+        (_imputed, ["filled the missing entries", "integrates"]),
+        (_nan_propagating, ["NaN", "observed"]),
+        (lambda X, p, m, c: _marginal(X, p, m, c) * 2, ["sum to one"]),
+        (lambda X, p, m, c: _marginal(X, p, m, c).T, ["transposed"]),
+    ],
+)
+def test_marginal_names_typical_mistakes(fn, fragments):
+    _assert_fails(lib.checks.marginal_posterior(fn), *fragments)
+
+
+def test_marginal_all_missing_row_must_give_the_prior():
+    def uniform_when_empty(X, priors, means, covs):
+        out = _marginal(X, priors, means, covs)
+        out[np.isnan(X).all(axis=1)] = 1.0 / len(priors)
+        return out
+
+    _assert_fails(lib.checks.marginal_posterior(uniform_when_empty), "equal the prior")
+
+
+# ------------------------------------------------------ naive Bayes right --
+
+
+SIZES = ch01._NB_RIGHT_SIZES
+BAYES = norm.cdf(-np.sqrt(40) * 0.35 / 2)
+
+
+def _curves():
+    # shaped like the real experiment: naive Bayes fast, logistic regression slow, both to the Bayes error
+    nb = BAYES + 0.25 * np.exp(-SIZES / 30) + 0.004
+    lr = BAYES + 0.3 * np.exp(-SIZES / 150) + 0.01
+    return nb, lr
+
+
+def test_experiment_right_answer_passes():
+    nb, lr = _curves()
+    result = lib.checks.naive_bayes_right(SIZES, nb, lr)
+    assert result.passed, result
+
+
+def test_experiment_names_typical_mistakes():
+    nb, lr = _curves()
+    _assert_fails(lib.checks.naive_bayes_right(SIZES[:-1], nb[:-1], lr[:-1]), "sizes given")
+    _assert_fails(lib.checks.naive_bayes_right(SIZES, 1 - nb, 1 - lr), "accuracies")
+    lr_train = lr.copy()
+    lr_train[:4] = 0.0
+    _assert_fails(lib.checks.naive_bayes_right(SIZES, nb, lr_train), "training error")
+    _assert_fails(lib.checks.naive_bayes_right(SIZES, nb + 0.05, lr), "naive bayes")
+    _assert_fails(lib.checks.naive_bayes_right(SIZES, nb, lr + 0.05), "logistic regression should be within")
+    _assert_fails(lib.checks.naive_bayes_right(SIZES, lr, nb), "ahead")
+    _assert_fails(lib.checks.naive_bayes_right(SIZES, nb[:3], lr), "shape")
+    assert lib.checks.naive_bayes_right(SIZES, ..., lr).status == "not implemented"
+    _assert_fails(lib.checks.naive_bayes_right(SIZES, "errors", lr), "numeric")

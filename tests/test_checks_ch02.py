@@ -1,0 +1,255 @@
+"""Tests for the chapter 2 exercise checks: right answers pass, typical mistakes are named."""
+
+import numpy as np
+import pytest
+
+import lib.checks
+from lib.checks import ch02
+from lib.checks._core import digest
+
+
+def failed_with(result, *fragments):
+    assert result.status == "failed", result
+    for fragment in fragments:
+        assert fragment.lower() in result.message.lower(), result.message
+    return True
+
+
+def not_implemented(*args):
+    raise NotImplementedError
+
+
+def crashes(*args):
+    raise ZeroDivisionError("oops")
+
+
+def test_all_checks_exported():
+    for name in ch02.__all__:
+        assert getattr(lib.checks, name) is getattr(ch02, name)
+
+
+@pytest.mark.parametrize("check", [getattr(ch02, name) for name in ch02.__all__ if name != "gaussian_kl_value"])
+def test_function_checks_handle_bad_submissions(check):
+    assert check(not_implemented).status == "not implemented"
+    assert check(...).status == "not implemented"
+    failed_with(check(42), "expected a function")
+    failed_with(check(crashes), "raised an exception", "ZeroDivisionError")
+    failed_with(check(lambda *a: None), "return")
+    failed_with(check(lambda *a: "a string"))
+
+
+# ---------------------------------------------------- ex-bernoulli-mle --
+
+def test_bernoulli_right_answers():
+    assert ch02.bernoulli_mle(lambda x: float(np.mean(x)))
+    assert ch02.bernoulli_mle(lambda x: np.sum(x) / len(x))
+    assert ch02.bernoulli_mle(lambda x: np.float64(np.count_nonzero(x == 1) / x.size))
+
+
+@pytest.mark.parametrize(
+    "wrong, fragment",
+    [
+        (lambda x: 1 - np.mean(x), "probability of a 0"),
+        (lambda x: np.sum(x), "number of ones"),
+        (lambda x: np.sum(x) / max(len(x) - 1, 1), "n - 1"),
+        (lambda x: np.median(x), "wrong estimate"),
+        (lambda x: np.mean(x) + 0.1 * (len(x) > 1), "wrong estimate"),
+    ],
+)
+def test_bernoulli_wrong_answers(wrong, fragment):
+    failed_with(ch02.bernoulli_mle(wrong), fragment)
+
+
+def test_bernoulli_wrong_types():
+    failed_with(ch02.bernoulli_mle(lambda x: [np.mean(x), 1]), "single number")
+    failed_with(ch02.bernoulli_mle(lambda x: True), "boolean")
+    failed_with(ch02.bernoulli_mle(lambda x: np.nan), "nan")
+
+
+# ------------------------------------------ ex-smoothed-categorical-mle --
+
+def right_smoothed(counts, alpha):
+    return (counts + alpha) / (counts.sum() + alpha * len(counts))
+
+
+def test_smoothed_right_answers():
+    assert ch02.smoothed_categorical_mle(right_smoothed)
+    assert ch02.smoothed_categorical_mle(lambda c, a: list((c + a) / np.sum(c + a)))
+
+
+@pytest.mark.parametrize(
+    "wrong, fragment",
+    [
+        (lambda c, a: c + a, "pseudo-counts"),
+        (lambda c, a: c / c.sum(), "ignored alpha"),
+        (lambda c, a: (c + a * (c > 0)) / (c.sum() + a * np.count_nonzero(c)), "count 0 still get probability 0"),
+        (lambda c, a: (c + a) / (c.sum() + a), "N + alpha * V"),
+        (lambda c, a: (c + a) / (c.sum() * len(c) + a), "alpha times v"),
+        (lambda c, a: (c + a) / (c.sum() + a * len(c) + 1), "sum to"),
+        (lambda c, a: np.sort(right_smoothed(c, a)), "wrong probabilities"),
+    ],
+)
+def test_smoothed_wrong_answers(wrong, fragment):
+    failed_with(ch02.smoothed_categorical_mle(wrong), fragment)
+
+
+def test_smoothed_wrong_types():
+    failed_with(ch02.smoothed_categorical_mle(lambda c, a: {"a": 1.0}), "not a dict")
+    failed_with(ch02.smoothed_categorical_mle(lambda c, a: right_smoothed(c, a)[:-1]), "shape")
+    failed_with(ch02.smoothed_categorical_mle(lambda c, a: 0.5), "shape")
+
+
+def test_smoothed_input_mutation_does_not_leak():
+    def mutating(counts, alpha):
+        counts += 100
+        return right_smoothed(counts - 100, alpha)
+
+    assert ch02.smoothed_categorical_mle(mutating)
+
+
+# --------------------------------------------- ex-spherical-gaussian-mle --
+
+def right_spherical(X):
+    mu = X.mean(axis=0)
+    return mu, float(np.sum((X - mu) ** 2) / X.size)
+
+
+def test_spherical_right_answers():
+    assert ch02.spherical_gaussian_mle(right_spherical)
+    assert ch02.spherical_gaussian_mle(lambda X: (X.mean(axis=0), X.var(axis=0).mean()))
+    assert ch02.spherical_gaussian_mle(lambda X: [list(X.mean(axis=0)), np.array(X.var(axis=0).mean())])
+
+
+def sq(X):
+    return np.sum((X - X.mean(axis=0)) ** 2)
+
+
+@pytest.mark.parametrize(
+    "wrong, fragment",
+    [
+        (lambda X: (X.mean(axis=0), sq(X) / len(X)), "divide by n * d"),
+        (lambda X: (X.mean(axis=0), sq(X) / ((len(X) - 1) * X.shape[1])), "(n - 1) d"),
+        (lambda X: (X.mean(axis=0), sq(X) / (len(X) - 1)), "two problems"),
+        (lambda X: (X.mean(axis=0), np.var(X)), "grand mean"),
+        (lambda X: (X.mean(axis=0), np.sum(X**2) / X.size), "did not subtract the mean"),
+        (lambda X: (X.mean(axis=0), np.sqrt(X.var(axis=0).mean())), "standard deviation"),
+        (lambda X: (X.mean(axis=0), X.var(axis=0)), "one variance per coordinate"),
+        (lambda X: (X.mean(axis=0), np.cov(X.T, bias=True)), "covariance matrix"),
+        (lambda X: (X.mean(), X.var(axis=0).mean()), "axis=0"),
+        (lambda X: (np.median(X, axis=0), X.var(axis=0).mean()), "the mean is wrong"),
+        (lambda X: (X.mean(axis=0), 1.1 * X.var(axis=0).mean()), "variance is wrong"),
+    ],
+)
+def test_spherical_wrong_answers(wrong, fragment):
+    failed_with(ch02.spherical_gaussian_mle(wrong), fragment)
+
+
+def test_spherical_wrong_types():
+    failed_with(ch02.spherical_gaussian_mle(lambda X: X.var(axis=0).mean()), "pair (mean, variance)")
+    failed_with(ch02.spherical_gaussian_mle(lambda X: (X.mean(axis=0), 1.0, 2.0)), "pair (mean, variance)")
+    failed_with(ch02.spherical_gaussian_mle(lambda X: (X.mean(axis=0), "one")), "single number")
+
+
+# ---------------------------------------------------- ex-gaussian-kl-value --
+
+def test_kl_digests_are_consistent_with_lib():
+    right, wrong = ch02._kl_reference()
+    assert digest(right, 4) == ch02._KL_DIGEST
+    assert set(ch02._KL_MISTAKES) == {digest(v, 4) for v in wrong.values()}
+
+
+def test_kl_value_right_answer():
+    right, _ = ch02._kl_reference()
+    assert ch02.gaussian_kl_value(right)
+    assert ch02.gaussian_kl_value(round(right, 4))
+    assert ch02.gaussian_kl_value(np.float64(right))
+    assert ch02.gaussian_kl_value(np.log(2) + 0.25 - 0.5)
+
+
+@pytest.mark.parametrize(
+    "key, fragment",
+    [("reverse", "other direction"), ("no_half", "-1/2"), ("std_as_var", "variance"),
+     ("log_var_ratio", "ln(sigma_1 / sigma_0)"), ("bits", "bits")],
+)
+def test_kl_value_typical_mistakes(key, fragment):
+    _, wrong = ch02._kl_reference()
+    failed_with(ch02.gaussian_kl_value(wrong[key]), fragment)
+
+
+def test_kl_value_other_wrong_inputs():
+    assert ch02.gaussian_kl_value(...).status == "not implemented"
+    assert ch02.gaussian_kl_value(None).status == "not implemented"
+    failed_with(ch02.gaussian_kl_value(-0.3), "never negative")
+    failed_with(ch02.gaussian_kl_value(0.5), "not the right value")
+    failed_with(ch02.gaussian_kl_value(lambda: 0.4), "not a function")
+    failed_with(ch02.gaussian_kl_value("0.44"), "single number")
+    failed_with(ch02.gaussian_kl_value([0.44, 0.1]), "single number")
+    failed_with(ch02.gaussian_kl_value(float("nan")), "nan")
+
+
+def test_kl_value_message_does_not_reveal_answer():
+    right, _ = ch02._kl_reference()
+    for value in (0.1, 0.5, 2.0):
+        assert f"{right:.4f}" not in ch02.gaussian_kl_value(value).message
+
+
+# ----------------------------------------------- ex-variance-mse-experiment --
+
+def experiment(n_values, n_repeats, sigma2, rng, ddof=0, centre_true=False, mse_as_var=False, swap=False):
+    rows = []
+    for n in n_values:
+        x = rng.normal(scale=np.sqrt(sigma2), size=(n_repeats, n))
+        centre = 0.0 if centre_true else x.mean(axis=1, keepdims=True)
+        ss = np.sum((x - centre) ** 2, axis=1)
+        mle_hat = ss / (n - ddof)
+        unbiased = np.sum((x - x.mean(axis=1, keepdims=True)) ** 2, axis=1) / (n - 1)
+        mse_mle = mle_hat.var() if mse_as_var else np.mean((mle_hat - sigma2) ** 2)
+        mse_unb = np.mean((unbiased - sigma2) ** 2)
+        rows.append([mle_hat.mean(), mse_unb, mse_mle] if swap else [mle_hat.mean(), mse_mle, mse_unb])
+    return np.array(rows)
+
+
+def test_experiment_right_answer():
+    assert ch02.variance_mse_experiment(experiment)
+
+
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        (dict(ddof=1), "unbiased"),
+        (dict(centre_true=True), "true mean"),
+        (dict(mse_as_var=True), "squared bias"),
+        (dict(swap=True), "swapped"),
+    ],
+)
+def test_experiment_wrong_answers(kwargs, fragment):
+    failed_with(ch02.variance_mse_experiment(lambda *a: experiment(*a, **kwargs)), fragment)
+
+
+def test_experiment_other_mistakes():
+    def sqrt_estimate(*args):
+        out = experiment(*args)
+        out[:, 0] = np.sqrt(out[:, 0])
+        return out
+
+    failed_with(ch02.variance_mse_experiment(sqrt_estimate), "column 0")
+
+    def unbiased_mse_wrong(*args):
+        out = experiment(*args)
+        out[:, 2] *= 0.5
+        return out
+
+    failed_with(ch02.variance_mse_experiment(unbiased_mse_wrong), "column 2")
+
+    def mle_mse_wrong(*args):
+        out = experiment(*args)
+        out[:, 1] *= 1.5
+        return out
+
+    failed_with(ch02.variance_mse_experiment(mle_mse_wrong), "column 1")
+
+
+def test_experiment_wrong_types():
+    failed_with(ch02.variance_mse_experiment(lambda *a: experiment(*a).T), "transposed")
+    failed_with(ch02.variance_mse_experiment(lambda *a: experiment(*a)[:, :2]), "shape")
+    failed_with(ch02.variance_mse_experiment(lambda *a: np.full((5, 3), np.nan)), "nan")

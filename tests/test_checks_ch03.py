@@ -1,0 +1,288 @@
+"""The chapter 3 exercise checks accept right answers and name typical mistakes."""
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+from scipy.stats import multivariate_normal
+
+import lib.checks
+from lib import discriminant
+from lib.checks import ch03
+
+
+def _assert_fails(result, *fragments):
+    assert result.status == "failed", result
+    for fragment in fragments:
+        assert fragment.lower() in result.message.lower(), result.message
+
+
+def test_checks_are_exported():
+    for name in ch03.__all__:
+        assert getattr(lib.checks, name) is getattr(ch03, name)
+
+
+# ------------------------------------------------------------------ mle --
+
+
+def _mle(X, y, *, ddof=0, prior="freq", pooled="within"):
+    K = int(y.max()) + 1
+    counts = np.bincount(y, minlength=K).astype(float)
+    priors = {"freq": counts / len(y), "counts": counts, "uniform": np.full(K, 1 / K)}[prior]
+    means = np.stack([X[y == k].mean(axis=0) for k in range(K)])
+    covs = np.stack([np.cov(X[y == k].T, ddof=ddof).reshape(X.shape[1], X.shape[1]) for k in range(K)])
+    if pooled == "within":
+        R = X - means[y]
+        pool = R.T @ R / len(y)
+    elif pooled == "total":
+        pool = np.cov(X.T, bias=True)
+    elif pooled == "average":
+        pool = np.cov(X.T, bias=True) * 0 + np.stack(
+            [np.cov(X[y == k].T, bias=True) for k in range(K)]
+        ).mean(axis=0)
+    else:  # unbiased pooled
+        R = X - means[y]
+        pool = R.T @ R / (len(y) - K)
+    return priors, means, covs, pool
+
+
+def test_gda_mle_right_answer_passes():
+    result = lib.checks.gda_mle(_mle)
+    assert result.passed, result
+    assert "Passed" in result.message
+
+
+@pytest.mark.parametrize(
+    "kwargs, fragments",
+    [
+        ({"ddof": 1}, ["n_k - 1", "bias=True"]),
+        ({"prior": "counts"}, ["divide them by n"]),
+        ({"prior": "uniform"}, ["uniform", "n_k / n"]),
+        ({"pooled": "total"}, ["TOTAL covariance", "within"]),
+        ({"pooled": "average"}, ["plain average", "n_k / n"]),
+        ({"pooled": "unbiased"}, ["n - K"]),
+    ],
+)
+def test_gda_mle_names_typical_mistakes(kwargs, fragments):
+    _assert_fails(lib.checks.gda_mle(lambda X, y: _mle(X, y, **kwargs)), *fragments)
+
+
+def test_gda_mle_uniform_prior_mistake_only_shows_with_unequal_sizes():
+    # the first case has equal class sizes; the mistake must still be caught, on a later case
+    result = lib.checks.gda_mle(lambda X, y: _mle(X, y, prior="uniform"))
+    _assert_fails(result, "same size")
+
+
+def test_gda_mle_other_mistakes():
+    def uncentred(X, y):
+        p, m, c, s = _mle(X, y)
+        c = np.stack([X[y == k].T @ X[y == k] / np.sum(y == k) for k in range(len(p))])
+        return p, m, c, s
+
+    _assert_fails(lib.checks.gda_mle(uncentred), "subtract the class mean")
+
+    def overall_mean(X, y):
+        p, m, c, s = _mle(X, y)
+        return p, np.broadcast_to(X.mean(axis=0), m.shape), c, s
+
+    _assert_fails(lib.checks.gda_mle(overall_mean), "overall mean")
+    _assert_fails(lib.checks.gda_mle(lambda X, y: _mle(X, y)[:3]), "tuple of length 3")
+    _assert_fails(lib.checks.gda_mle(lambda X, y: tuple(a.T for a in _mle(X, y)[:2]) + _mle(X, y)[2:]), "transposed")
+
+
+# ------------------------------------------------------------ posterior --
+
+
+def _posterior(X, priors, means, covs, *, mode="log"):
+    K = len(priors)
+    logs = np.column_stack([multivariate_normal(means[k], covs[k]).logpdf(X) for k in range(K)])
+    if mode == "noprior":
+        joint = logs
+    else:
+        joint = logs + np.log(priors)
+    if mode == "naive":
+        p = np.exp(joint)
+        return p / p.sum(axis=1, keepdims=True)
+    if mode == "unnormalised":
+        return np.exp(joint)
+    if mode == "logout":
+        return joint - logsumexp(joint, axis=1, keepdims=True)
+    return np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+
+
+def test_gda_posterior_right_answer_passes():
+    assert lib.checks.gda_posterior(_posterior).passed
+
+
+@pytest.mark.parametrize(
+    "mode, fragments",
+    [
+        ("naive", ["far from every class mean", "logsumexp"]),
+        ("unnormalised", ["do not sum to one", "joint densities"]),
+        ("noprior", ["ignores the priors"]),
+        ("logout", ["log-probabilities"]),
+    ],
+)
+def test_gda_posterior_names_typical_mistakes(mode, fragments):
+    _assert_fails(lib.checks.gda_posterior(lambda *a: _posterior(*a, mode=mode)), *fragments)
+
+
+def test_gda_posterior_wrong_density_and_shape():
+    def no_logdet(X, priors, means, covs):
+        K = len(priors)
+        q = np.column_stack(
+            [np.einsum("ij,jk,ik->i", X - means[k], np.linalg.inv(covs[k]), X - means[k]) for k in range(K)]
+        )
+        joint = np.log(priors) - 0.5 * q
+        return np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+
+    _assert_fails(lib.checks.gda_posterior(no_logdet), "log-determinant")
+    _assert_fails(lib.checks.gda_posterior(lambda *a: _posterior(*a).T), "transposed")
+
+
+# ------------------------------------------------------------- logistic --
+
+
+def _logistic(priors, means, cov, *, mistake=None):
+    P = np.linalg.inv(cov)
+    w = P @ (means[1] - means[0])
+    q = -0.5 * means[1] @ P @ means[1] + 0.5 * means[0] @ P @ means[0]
+    lr = np.log(priors[1] / priors[0])
+    if mistake == "sign_w":
+        w = -w
+    if mistake == "no_prior":
+        return w, q
+    if mistake == "flipped_prior":
+        return w, q - lr
+    if mistake == "quad_sign":
+        return w, -q + lr
+    return w, q + lr
+
+
+def test_lda_logistic_right_answer_passes_and_matches_lib():
+    assert lib.checks.lda_logistic(_logistic).passed
+    assert lib.checks.lda_logistic(discriminant.logistic_parameters).passed
+
+
+@pytest.mark.parametrize(
+    "mistake, fragments",
+    [
+        ("sign_w", ["wrong sign"]),
+        ("no_prior", ["missing the log-prior"]),
+        ("flipped_prior", ["upside down"]),
+        ("quad_sign", ["quadratic terms"]),
+    ],
+)
+def test_lda_logistic_names_typical_mistakes(mistake, fragments):
+    _assert_fails(lib.checks.lda_logistic(lambda *a: _logistic(*a, mistake=mistake)), *fragments)
+
+
+def test_lda_logistic_b_as_length_one_array_is_fine():
+    assert lib.checks.lda_logistic(lambda *a: (_logistic(*a)[0], np.array([_logistic(*a)[1]]))).passed
+
+
+# ------------------------------------------------------------- n params --
+
+
+def _count(d, K, covariance_type, mistake=None):
+    cov = {"full": K * d * (d + 1) // 2, "tied": d * (d + 1) // 2, "diag": K * d, "spherical": K}[covariance_type]
+    priors = K - 1
+    if mistake == "no_priors":
+        priors = 0
+    if mistake == "K_priors":
+        priors = K
+    if mistake == "d_squared" and covariance_type == "full":
+        cov = K * d * d
+    if mistake == "tied_per_class" and covariance_type == "tied":
+        cov = K * d * (d + 1) // 2
+    return priors + K * d + cov
+
+
+def test_gda_n_params_right_answer_passes():
+    assert lib.checks.gda_n_params(_count).passed
+    assert lib.checks.gda_n_params(discriminant.n_parameters).passed
+
+
+@pytest.mark.parametrize(
+    "mistake, fragments",
+    [
+        ("no_priors", ["left out the class priors"]),
+        ("K_priors", ["sum to one"]),
+        ("d_squared", ["symmetric", "d(d+1)/2"]),
+        ("tied_per_class", ["ONE covariance"]),
+    ],
+)
+def test_gda_n_params_names_typical_mistakes(mistake, fragments):
+    _assert_fails(lib.checks.gda_n_params(lambda *a: _count(*a, mistake=mistake)), *fragments)
+
+
+# --------------------------------------------------------- naive Bayes --
+
+
+def _nb_vs_lda(rho, n_train, rng, *, n_test=20000, mistake=None):
+    cov = np.array([[1.0, rho], [rho, 1.0]])
+    means = np.array([[0.0, 0.0], [1.0, 0.0]])
+
+    def draw(n):
+        y = rng.integers(0, 2, size=n)
+        X = means[y] + rng.multivariate_normal(np.zeros(2), cov, size=n)
+        return X, y
+
+    Xtr, ytr = draw(n_train)
+    Xte, yte = draw(n_test)
+    nb = discriminant.GaussianDiscriminantAnalysis("diag").fit(Xtr, ytr)
+    lda = discriminant.GaussianDiscriminantAnalysis("tied").fit(Xtr, ytr)
+    if mistake == "swap":
+        return lda.score(Xte, yte), nb.score(Xte, yte)
+    if mistake == "percent":
+        return 100 * nb.score(Xte, yte), 100 * lda.score(Xte, yte)
+    return nb.score(Xte, yte), lda.score(Xte, yte)
+
+
+def test_naive_bayes_vs_lda_right_answer_passes():
+    assert lib.checks.naive_bayes_vs_lda(_nb_vs_lda).passed
+
+
+def test_naive_bayes_vs_lda_names_typical_mistakes():
+    _assert_fails(lib.checks.naive_bayes_vs_lda(lambda *a: _nb_vs_lda(*a, mistake="swap")), "LDA accuracy")
+    _assert_fails(lib.checks.naive_bayes_vs_lda(lambda *a: _nb_vs_lda(*a, mistake="percent")), "between 0 and 1")
+
+    def unseeded(rho, n_train, rng):
+        return _nb_vs_lda(rho, n_train, np.random.default_rng())
+
+    _assert_fails(lib.checks.naive_bayes_vs_lda(unseeded), "same seed")
+
+
+# ------------------------------------------------------ generic failures --
+
+
+ALL = [lib.checks.gda_mle, lib.checks.gda_posterior, lib.checks.lda_logistic, lib.checks.gda_n_params,
+       lib.checks.naive_bayes_vs_lda]
+
+
+@pytest.mark.parametrize("check", ALL)
+def test_not_implemented(check):
+    def todo(*args):
+        raise NotImplementedError
+
+    result = check(todo)
+    assert result.status == "not implemented"
+    assert check(...).status == "not implemented"
+
+
+@pytest.mark.parametrize("check", ALL)
+def test_not_callable(check):
+    _assert_fails(check(42), "expected a function")
+
+
+@pytest.mark.parametrize("check", ALL)
+def test_function_that_raises(check):
+    def broken(*args):
+        raise KeyError("oops")
+
+    _assert_fails(check(broken), "raised an exception", "KeyError")
+
+
+@pytest.mark.parametrize("check", ALL)
+def test_wrong_return_type(check):
+    _assert_fails(check(lambda *args: "a string"))
+    _assert_fails(check(lambda *args: None), "return")

@@ -1,0 +1,335 @@
+"""The chapter 4 exercise checks accept right answers and name typical mistakes."""
+
+import re
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp, xlogy
+
+import lib.checks
+from lib import mixture
+from lib.checks import ch04
+
+
+def _assert_fails(result, *fragments):
+    assert result.status == "failed", result
+    for fragment in fragments:
+        assert fragment.lower() in result.message.lower(), result.message
+
+
+def test_checks_are_exported():
+    for name in ch04.__all__:
+        assert getattr(lib.checks, name) is getattr(ch04, name)
+
+
+def _sq_dist(X, means):
+    return ((X[:, None, :] - means[None, :, :]) ** 2).sum(axis=2)
+
+
+def _log_joint(X, weights, means, variances):
+    d = X.shape[1]
+    return np.log(weights) - 0.5 * d * np.log(2 * np.pi * variances) - _sq_dist(X, means) / (2 * variances)
+
+
+# ------------------------------------------------------------------ generic failure modes --
+
+CALLABLE_CHECKS = [ch04.em_e_step, ch04.em_m_step_spherical, ch04.em_run, ch04.em_lower_bound]
+
+
+@pytest.mark.parametrize("check", CALLABLE_CHECKS, ids=lambda c: c.__name__)
+def test_not_implemented(check):
+    def starter(*args):
+        raise NotImplementedError
+
+    result = check(starter)
+    assert result.status == "not implemented", result
+    assert check(...).status == "not implemented"
+
+
+@pytest.mark.parametrize("check", CALLABLE_CHECKS, ids=lambda c: c.__name__)
+def test_not_callable(check):
+    _assert_fails(check(42), "expected a function")
+
+
+@pytest.mark.parametrize("check", CALLABLE_CHECKS, ids=lambda c: c.__name__)
+def test_function_that_raises(check):
+    def broken(*args):
+        raise KeyError("oops")
+
+    _assert_fails(check(broken), "raised an exception", "KeyError")
+
+
+@pytest.mark.parametrize("check", CALLABLE_CHECKS, ids=lambda c: c.__name__)
+def test_wrong_return_type(check):
+    result = check(lambda *args: "a string")
+    assert result.status == "failed", result
+
+
+@pytest.mark.parametrize("check", CALLABLE_CHECKS, ids=lambda c: c.__name__)
+def test_missing_return(check):
+    _assert_fails(check(lambda *args: None), "return")
+
+
+# ------------------------------------------------------------------ ex-em-e-step --
+
+
+def _e_step(X, weights, means, variances):
+    log_joint = _log_joint(X, weights, means, variances)
+    return np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
+
+
+def test_e_step_right_answer_passes():
+    result = lib.checks.em_e_step(_e_step)
+    assert result.passed, result
+    assert "Passed" in result.message
+
+
+def _softmax(log_p):
+    return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize(
+    "wrong, fragments",
+    [
+        # rows not summing to one
+        (lambda X, w, m, v: np.exp(_log_joint(X, w, m, v)), ["sum to 1", "logsumexp"]),
+        # normalised over the samples
+        (lambda X, w, m, v: np.exp(_log_joint(X, w, m, v) - logsumexp(_log_joint(X, w, m, v), axis=0)),
+         ["axis=1", "axis=0"]),
+        # weights forgotten (visible only with unequal weights; the check uses unequal ones)
+        (lambda X, w, m, v: _softmax(_log_joint(X, np.ones_like(w), m, v)), ["mixing weights"]),
+        # the variance's normalising constant dropped
+        (lambda X, w, m, v: _softmax(np.log(w) - _sq_dist(X, m) / (2 * v)), ["ln(2 pi sigma_k^2)"]),
+        # variances used as standard deviations
+        (lambda X, w, m, v: _e_step(X, w, m, np.sqrt(v)), ["standard deviations"]),
+        # missing factor 1/2 in the exponent
+        (lambda X, w, m, v: _softmax(np.log(w) - 0.5 * X.shape[1] * np.log(2 * np.pi * v) - _sq_dist(X, m) / v),
+         ["1/2"]),
+        # transposed
+        (lambda X, w, m, v: _e_step(X, w, m, v).T, ["transposed"]),
+    ],
+)
+def test_e_step_names_typical_mistakes(wrong, fragments):
+    _assert_fails(lib.checks.em_e_step(wrong), *fragments)
+
+
+def test_e_step_catches_underflow_of_the_direct_formula():
+    def direct(X, weights, means, variances):
+        d = X.shape[1]
+        dens = np.exp(-_sq_dist(X, means) / (2 * variances)) / (2 * np.pi * variances) ** (d / 2)
+        joint = weights * dens
+        return joint / joint.sum(axis=1, keepdims=True)
+
+    _assert_fails(lib.checks.em_e_step(direct), "far from every component", "logsumexp")
+
+
+def test_e_step_rejects_a_tuple_like_lib():
+    def like_lib(X, w, m, v):
+        return mixture.e_step(X, w, m, v, "spherical")
+
+    _assert_fails(lib.checks.em_e_step(like_lib), "tuple", "only")
+
+
+def test_e_step_message_never_shows_the_reference():
+    result = lib.checks.em_e_step(lambda X, w, m, v: np.full((len(X), len(w)), 1.0 / len(w)))
+    assert result.status == "failed"
+    assert not re.search(r"\d\.\d{3}", result.message)  # no numbers printed
+
+
+# ------------------------------------------------------------------ ex-em-m-step --
+
+
+def _m_step(X, resp, *, mean="right", var="right", weights="right"):
+    n, d = X.shape
+    nk = resp.sum(axis=0)
+    means = {
+        "right": resp.T @ X / nk[:, None],
+        "notes": resp.T @ X,
+        "by_n": resp.T @ X / n,
+        "unweighted": np.broadcast_to(X.mean(axis=0), (resp.shape[1], d)).copy(),
+    }[mean]
+    right_means = resp.T @ X / nk[:, None]
+    sq = _sq_dist(X, right_means)
+    variances = {
+        "right": (resp * sq).sum(axis=0) / (d * nk),
+        "no_d": (resp * sq).sum(axis=0) / nk,
+        "by_n": (resp * sq).sum(axis=0) / (d * n),
+        "unweighted": sq.sum(axis=0) / (d * nk),
+        "diag": np.stack([resp[:, k] @ (X - right_means[k]) ** 2 / nk[k] for k in range(len(nk))]),
+    }[var]
+    w = {"right": nk / n, "counts": nk, "bad": np.full(len(nk), 0.3)}[weights]
+    return w, means, variances
+
+
+def test_m_step_right_answer_passes():
+    result = lib.checks.em_m_step_spherical(_m_step)
+    assert result.passed, result
+
+
+@pytest.mark.parametrize(
+    "kwargs, fragments",
+    [
+        ({"var": "no_d"}, ["d times too large", "d * n_k"]),
+        ({"mean": "unweighted"}, ["unweighted", "resp[i, k]"]),
+        ({"mean": "notes"}, ["weighted sums", "n_k"]),
+        ({"mean": "by_n"}, ["divide by n", "n_k"]),
+        ({"var": "by_n"}, ["d * n", "soft count"]),
+        ({"var": "unweighted"}, ["ignore the responsibilities"]),
+        ({"var": "diag"}, ["(K, d)", "average over the d coordinates"]),
+        ({"weights": "counts"}, ["soft counts", "n_k / n"]),
+        ({"weights": "bad"}, ["sum to 1"]),
+    ],
+)
+def test_m_step_names_typical_mistakes(kwargs, fragments):
+    _assert_fails(lib.checks.em_m_step_spherical(lambda X, r: _m_step(X, r, **kwargs)), *fragments)
+
+
+def test_m_step_variance_with_old_means_is_caught():
+    def old_means(X, resp):
+        w, m, v = _m_step(X, resp)
+        sq = _sq_dist(X, np.zeros_like(m))
+        return w, m, (resp * sq).sum(axis=0) / (X.shape[1] * resp.sum(axis=0))
+
+    _assert_fails(lib.checks.em_m_step_spherical(old_means), "new* means")
+
+
+def test_m_step_wrong_tuple_length():
+    _assert_fails(lib.checks.em_m_step_spherical(lambda X, r: _m_step(X, r)[:2]), "tuple (weights, means, variances)")
+
+
+# ------------------------------------------------------------------ ex-em-second-iteration --
+
+
+def _second_pi1():
+    ex = lib.datasets.worked_example()
+    X = ex["X"]
+    theta = (ex["weights"], ex["means"], ex["variances"])
+    for _ in range(2):
+        theta = mixture.m_step(X, mixture.e_step(X, *theta, "spherical")[0], "spherical", reg_covar=1e-300)
+    return float(theta[0][0])
+
+
+def test_second_iteration_right_answer_passes():
+    value = _second_pi1()
+    assert lib.checks.em_second_iteration(round(value, 3)).passed
+    assert lib.checks.em_second_iteration(value).passed
+    assert lib.checks.em_second_iteration(np.float64(round(value, 4))).passed
+
+
+def test_second_iteration_mistakes():
+    _assert_fails(lib.checks.em_second_iteration(0.75), "first iteration")
+    _assert_fails(lib.checks.em_second_iteration(1 - _second_pi1()), "second component")
+    _assert_fails(lib.checks.em_second_iteration(0.5), "not yet")
+    _assert_fails(lib.checks.em_second_iteration(1.5), "between 0 and 1")
+    _assert_fails(lib.checks.em_second_iteration("0.67"), "single number")
+    _assert_fails(lib.checks.em_second_iteration(None), "None")
+    assert lib.checks.em_second_iteration(...).status == "not implemented"
+
+
+def test_second_iteration_message_does_not_reveal_the_answer():
+    text = repr(lib.checks.em_second_iteration(0.5))
+    assert f"{round(_second_pi1(), 3):.3f}" not in text
+    assert f"{round(_second_pi1(), 2):.2f}" not in text
+
+
+# ------------------------------------------------------------------ ex-em-run --
+
+
+def _run_em(X, weights, means, variances, n_iter, *, variant="right"):
+    theta = (weights, means, variances)
+    history = [mixture.log_likelihood(X, *theta, "spherical")]
+    for _ in range(n_iter):
+        resp, _ = mixture.e_step(X, *theta, "spherical")
+        if variant == "notes_mean":  # the weighted sum of some lecture notes, in numpy
+            nk = resp.sum(axis=0)
+            m = resp.T @ X
+            v = np.maximum((resp * _sq_dist(X, m)).sum(axis=0) / (X.shape[1] * np.maximum(nk, 1e-300)), 1e-6)
+            theta = (nk / len(X), m, v)
+            history.append(mixture.log_likelihood(X, *theta, "spherical"))
+            continue
+        w, m, v = mixture.m_step(X, resp, "spherical", reg_covar=1e-300)
+        if variant == "stale_weights":
+            w = theta[0]
+        theta = (w, m, v)
+        history.append(mixture.log_likelihood(X, *theta, "spherical"))
+    history = np.array(history)
+    if variant == "no_initial":
+        return history[1:]
+    if variant == "average":
+        return history / len(X)
+    if variant == "shifted":
+        return np.append(history[1:], history[-1])
+    return history
+
+
+def test_run_right_answer_passes():
+    assert lib.checks.em_run(_run_em).passed
+    assert lib.checks.em_run(lambda *a: list(_run_em(*a))).passed
+
+
+@pytest.mark.parametrize(
+    "variant, fragments",
+    [
+        ("no_initial", ["n_iter + 1", "initial parameters"]),
+        ("average", ["average", "total"]),
+        ("notes_mean", ["decreases", "never lowers"]),
+        ("shifted", ["after one iteration"]),
+        ("stale_weights", ["later entries differ"]),
+    ],
+)
+def test_run_names_typical_mistakes(variant, fragments):
+    _assert_fails(lib.checks.em_run(lambda *a: _run_em(*a, variant=variant)), *fragments)
+
+
+def test_run_catches_a_wrong_first_entry():
+    def off(X, w, m, v, n_iter):
+        h = _run_em(X, w, m, v, n_iter)
+        return h - 1.0 * (np.arange(len(h)) == 0)  # only entry 0 off: still monotone
+
+    _assert_fails(lib.checks.em_run(off), "first entry")
+
+
+# ------------------------------------------------------------------ ex-em-lower-bound --
+
+
+def _lower_bound(X, resp, weights, means, variances, *, variant="right"):
+    log_joint = _log_joint(X, weights, means, variances)
+    F = float(np.sum(np.where(resp > 0, resp * log_joint, 0.0)))
+    H = float(-np.sum(xlogy(resp, resp)))
+    if variant == "F":
+        return F
+    if variant == "F-H":
+        return F - H
+    if variant == "L":
+        return float(logsumexp(log_joint, axis=1).sum())
+    if variant == "mean":
+        return (F + H) / len(X)
+    if variant == "naive_log":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(np.sum(resp * log_joint) - np.sum(resp * np.log(resp)))
+    if variant == "no_const":
+        return float(np.sum(resp * (np.log(weights) - _sq_dist(X, means) / (2 * variances)))) + H
+    return F + H
+
+
+def test_lower_bound_right_answer_passes():
+    assert lib.checks.em_lower_bound(_lower_bound).passed
+
+
+@pytest.mark.parametrize(
+    "variant, fragments",
+    [
+        ("F", ["without the entropy"]),
+        ("F-H", ["wrong sign"]),
+        ("L", ["does not depend on Q"]),
+        ("mean", ["average"]),
+        ("naive_log", ["0 ln 0 = 0", "xlogy"]),
+        ("no_const", ["differs", "(d/2) ln(2 pi sigma_k^2)"]),
+    ],
+)
+def test_lower_bound_names_typical_mistakes(variant, fragments):
+    _assert_fails(lib.checks.em_lower_bound(lambda *a: _lower_bound(*a, variant=variant)), *fragments)
+
+
+def test_lower_bound_array_return_is_rejected():
+    _assert_fails(lib.checks.em_lower_bound(lambda X, r, *a: np.zeros(len(X))), "single number")

@@ -1,0 +1,225 @@
+"""The chapter 5 checks accept right answers and name the usual wrong ones."""
+
+import numpy as np
+import pytest
+from scipy.special import expit, logsumexp, xlogy
+
+import lib.checks as checks
+from lib import mixture
+from lib import variational as V
+
+
+def _assert_fails(result, *fragments):
+    assert result.status == "failed", result
+    for fragment in fragments:
+        assert fragment.lower() in result.message.lower(), result.message
+
+
+def _not_implemented(*args):
+    raise NotImplementedError
+
+
+def _raises(*args):
+    raise RuntimeError("boom")
+
+
+COMMON = [checks.elbo_discrete, checks.mean_field_update, checks.hard_em_step, checks.mean_field_gap]
+
+
+@pytest.mark.parametrize("check", COMMON)
+def test_generic_failures_become_messages(check):
+    assert check(_not_implemented).status == "not implemented"
+    _assert_fails(check(42), "expected a function")
+    _assert_fails(check(_raises), "raised an exception", "boom")
+    _assert_fails(check(lambda *a: "text"), "")
+    _assert_fails(check(lambda *a: None), "return")
+
+
+# ------------------------------------------------------------ ex-elbo-discrete
+
+
+def elbo_right(log_joint, q):
+    keep = q > 0
+    return float(np.sum(q[keep] * (log_joint[keep] - np.log(q[keep]))))
+
+
+def test_elbo_discrete_accepts_right_answers():
+    assert checks.elbo_discrete(elbo_right)
+    assert checks.elbo_discrete(lambda lj, q: V.elbo(lj, q))
+
+
+@pytest.mark.parametrize(
+    "wrong, fragment",
+    [
+        (lambda lj, q: float(np.sum(q * lj)), "entropy"),
+        (lambda lj, q: float(np.sum(q * lj) + np.sum(q * np.log(q))), "subtracted the entropy"),
+        (lambda lj, q: -elbo_right(lj, q), "sign"),
+        (lambda lj, q: float(logsumexp(lj)), "evidence"),
+        (lambda lj, q: float(np.sum(q * lj) - np.sum(q * np.log(q)) * 2), "exceeds ln p(x)"),
+        (lambda lj, q: elbo_right(lj, q) - 0.1, "differs"),
+        (lambda lj, q: (q * (lj - np.log(q))), "single number"),
+        (lambda lj, q: float(np.sum(q * lj) - np.sum(q * np.log(q))), "0 * ln 0"),  # NaN at q = 0
+        (lambda lj, q: float(np.sum(xlogy(q, np.exp(lj))) - np.sum(xlogy(q, q))), "exp(-1000)"),
+    ],
+)
+def test_elbo_discrete_names_the_mistake(wrong, fragment):
+    _assert_fails(checks.elbo_discrete(wrong), fragment)
+
+
+def test_elbo_discrete_catches_zero_times_minus_infinity():
+    def masks_q_log_only(lj, q):
+        return float(np.sum(q * lj) - np.sum(xlogy(q, q)))  # 0 * (-inf) = NaN
+
+    _assert_fails(checks.elbo_discrete(masks_q_log_only), "0 * (-inf)")
+
+
+# ------------------------------------------------------------ ex-elbo-gap
+
+
+def test_elbo_gap_accepts_the_value_and_names_wrong_ones():
+    lj = np.array([np.log(0.75) - 0.5 * np.log(2 * np.pi) - 2.0, np.log(0.25) - 0.5 * np.log(2 * np.pi)])
+    q = np.array([0.5, 0.5])
+    gap = V.log_evidence(lj) - V.elbo(lj, q)
+    assert checks.elbo_gap_by_hand(gap)
+    assert checks.elbo_gap_by_hand(round(gap, 3))
+    post = V.posterior(lj)
+    _assert_fails(checks.elbo_gap_by_hand(float(np.sum(post * np.log(post / q)))), "other direction")
+    _assert_fails(checks.elbo_gap_by_hand(V.elbo(lj, q)), "ELBO itself")
+    _assert_fails(checks.elbo_gap_by_hand(V.log_evidence(lj)), "ln p(x) itself")
+    _assert_fails(checks.elbo_gap_by_hand(float(np.sum(q * np.log(q / [0.75, 0.25])))), "prior")
+    _assert_fails(checks.elbo_gap_by_hand(-gap), "negative")
+    _assert_fails(checks.elbo_gap_by_hand(gap + 0.05), "not the gap")
+    _assert_fails(checks.elbo_gap_by_hand("0.1"), "single number")
+    assert checks.elbo_gap_by_hand(...).status == "not implemented"
+
+
+# ------------------------------------------------------------ ex-mean-field-update
+
+
+def update_right(X, lam, m, probs, components, noise_variance):
+    W = components
+    others = lam @ W - np.outer(lam[:, m], W[m])
+    field = np.log(probs[m] / (1 - probs[m])) + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / noise_variance
+    return expit(field)
+
+
+def test_mean_field_update_accepts_right_answers():
+    assert checks.mean_field_update(update_right)
+    assert checks.mean_field_update(
+        lambda X, lam, m, p, W, s2: V.mean_field_update(X, V.FactorialParams(p, W, s2), lam, m))
+
+
+def _variant(kind):
+    def fn(X, lam, m, probs, W, s2):
+        logit = np.log(probs[m] / (1 - probs[m]))
+        others = lam @ W - np.outer(lam[:, m], W[m])
+        half = 0.5 * W[m] @ W[m]
+        if kind == "self":
+            others = lam @ W
+        if kind == "no_half":
+            half = 0.0
+        if kind == "no_prior":
+            logit = 0.0
+        if kind == "sigma":
+            s2 = np.sqrt(s2)
+        field = logit + ((X - others) @ W[m] - half) / s2
+        if kind == "logit":
+            return field
+        if kind == "matrix":
+            out = lam.copy()
+            out[:, m] = expit(field)
+            return out
+        if kind == "ratio_sigmoid":
+            return np.exp(field) / (1.0 + np.exp(field))  # inf / inf = NaN for a large field
+        return expit(field)
+
+    return fn
+
+
+@pytest.mark.parametrize(
+    "kind, fragment",
+    [
+        ("self", "skip l = m"),
+        ("no_half", "||w_m||^2 / (2 sigma^2) is missing"),
+        ("no_prior", "prior log-odds"),
+        ("sigma", "instead of sigma^2"),
+        ("logit", "log-odds"),
+        ("matrix", "only the new column"),
+        ("ratio_sigmoid", "expit"),
+    ],
+)
+def test_mean_field_update_names_the_mistake(kind, fragment):
+    _assert_fails(checks.mean_field_update(_variant(kind)), fragment)
+
+
+# ------------------------------------------------------------ ex-hard-em-step
+
+
+def hard_right(X, weights, means, covariances):
+    log_joint = np.log(weights) + np.column_stack(
+        [-0.5 * np.sum((X - means[k]) @ np.linalg.inv(covariances[k]) * (X - means[k]), axis=1)
+         - 0.5 * np.linalg.slogdet(2 * np.pi * covariances[k])[1] for k in range(len(weights))])
+    labels = np.argmax(log_joint, axis=1)
+    resp = np.eye(len(weights))[labels]
+    nk = resp.sum(axis=0)
+    new_means = resp.T @ X / nk[:, None]
+    covs = np.stack([(resp[:, k, None] * (X - new_means[k])).T @ (X - new_means[k]) / nk[k]
+                     for k in range(len(weights))])
+    return nk / len(X), new_means, covs
+
+
+def test_hard_em_step_accepts_right_answers():
+    assert checks.hard_em_step(hard_right)
+
+    def with_lib(X, w, mu, cov):
+        resp = V.hard_e_step(V.gmm_log_joint(X, w, mu, cov))
+        return mixture.m_step(X, resp, "full")
+
+    assert checks.hard_em_step(with_lib)
+
+
+def test_hard_em_step_names_the_mistake():
+    def soft(X, w, mu, cov):
+        return mixture.m_step(X, mixture.e_step(X, w, mu, cov)[0], "full")
+
+    def no_weights(X, w, mu, cov):
+        resp = V.hard_e_step(V.gmm_log_joint(X, np.full(len(w), 1 / len(w)), mu, cov))
+        return mixture.m_step(X, resp, "full")
+
+    def unbiased_cov(X, w, mu, cov):
+        new_w, new_mu, new_cov = hard_right(X, w, mu, cov)
+        nk = new_w * len(X)
+        return new_w, new_mu, new_cov * (nk / (nk - 1))[:, None, None]
+
+    _assert_fails(checks.hard_em_step(soft), "soft EM step")
+    _assert_fails(checks.hard_em_step(no_weights), "mixing weights")
+    _assert_fails(checks.hard_em_step(unbiased_cov), "covariances are not")
+    _assert_fails(checks.hard_em_step(lambda X, w, mu, cov: hard_right(X, w, mu, cov)[:2]), "tuple")
+
+
+# ------------------------------------------------------------ ex-mean-field-gap
+
+
+def gap_right(X, params):
+    lam = np.broadcast_to(params.probs, (X.shape[0], len(params.probs))).copy()
+    for _ in range(1000):
+        for m in range(len(params.probs)):
+            lam[:, m] = V.mean_field_update(X, params, lam, m)
+    return V.log_likelihood(X, params) - V.mean_field_elbo(X, params, lam)
+
+
+def test_mean_field_gap_accepts_right_answer_and_names_mistakes():
+    assert checks.mean_field_gap(gap_right)
+    _assert_fails(checks.mean_field_gap(lambda X, p: -gap_right(X, p)), "negative")
+
+    def exact_q(X, params):
+        lj = V.log_joint(X, params)
+        return V.log_evidence(lj) - V.elbo(lj, V.posterior(lj))
+
+    _assert_fails(checks.mean_field_gap(exact_q), "exact posterior")
+
+    def unconverged(X, params):
+        lam = np.broadcast_to(params.probs, (X.shape[0], len(params.probs))).copy()
+        return V.log_likelihood(X, params) - V.mean_field_elbo(X, params, lam)
+
+    _assert_fails(checks.mean_field_gap(unconverged), "convergence")

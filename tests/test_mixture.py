@@ -1,0 +1,610 @@
+"""Tests for lib.mixture: EM for Gaussian mixtures.
+
+What is checked, and against what:
+
+* the E-step, M-step and log-likelihood against scikit-learn's GaussianMixture,
+  iteration by iteration, from identical initial parameters;
+* the fast log-densities against lib.gaussian.log_prob and scipy.stats;
+* EM's mathematical properties (hypothesis): the log-likelihood never drops,
+  responsibilities are distributions, the lower bound touches the
+  log-likelihood after an E-step and lies below it otherwise, the M-step
+  maximises F and equals the direct formulas;
+* the worked example of the lecture notes, bad inputs, warnings, sampling,
+  BIC/AIC, and scikit-learn's estimator checks.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.stats
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose
+from sklearn.exceptions import NotFittedError
+from sklearn.mixture import GaussianMixture as SklearnGaussianMixture
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import lib.mixture as mixture
+from lib._validation import COVARIANCE_TYPES, ConvergenceWarning
+from lib.gaussian import full_covariances, log_prob
+from lib.mixture import (
+    GaussianMixture,
+    e_step,
+    entropy,
+    estimate_log_prob,
+    expected_complete_log_likelihood,
+    log_likelihood,
+    lower_bound,
+    m_step,
+    sample,
+)
+
+HYPOTHESIS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def blobs(rng, n_samples, n_features, n_components, separation=4.0, offset=0.0):
+    """Points from n_components well-separated Gaussian blobs (anisotropic)."""
+    centres = separation * rng.normal(size=(n_components, n_features))
+    labels = rng.integers(n_components, size=n_samples)
+    scales = rng.uniform(0.5, 1.5, size=(n_components, n_features))
+    X = centres[labels] + scales[labels] * rng.normal(size=(n_samples, n_features))
+    mixing = np.eye(n_features) + 0.3 * rng.normal(size=(n_features, n_features))
+    return X @ mixing + offset
+
+
+def random_parameters(rng, X, n_components, covariance_type, reg_covar=1e-6):
+    """Plausible parameters: one M-step from random (Dirichlet) responsibilities."""
+    resp = rng.dirichlet(np.ones(n_components), size=X.shape[0])
+    return m_step(X, resp, covariance_type, reg_covar)
+
+
+def sklearn_precisions(covariances, covariance_type):
+    if covariance_type in ("full", "tied"):
+        return np.linalg.inv(covariances)  # test-only reference conversion
+    return 1.0 / covariances
+
+
+def run_sklearn(X, params, covariance_type, max_iter, tol=0.0, reg_covar=1e-6):
+    weights, means, covariances = params
+    sk = SklearnGaussianMixture(
+        n_components=len(weights),
+        covariance_type=covariance_type,
+        weights_init=weights,
+        means_init=means,
+        precisions_init=sklearn_precisions(covariances, covariance_type),
+        init_params="random_from_data",  # discarded: all three *_init are given
+        max_iter=max_iter,
+        tol=tol,
+        reg_covar=reg_covar,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return sk.fit(X)
+
+
+def run_lib(X, params, covariance_type, max_iter, tol=0.0, reg_covar=1e-6):
+    weights, means, covariances = params
+    gm = GaussianMixture(
+        n_components=len(weights),
+        covariance_type=covariance_type,
+        init_params="given",
+        weights_init=weights,
+        means_init=means,
+        covariances_init=covariances,
+        max_iter=max_iter,
+        tol=tol,
+        reg_covar=reg_covar,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return gm.fit(X)
+
+
+def direct_m_step(X, resp, covariance_type, reg_covar):
+    """The M-step written term by term, straight from the formulas."""
+    n, d = X.shape
+    n_k = resp.sum(axis=0)
+    weights = n_k / n
+    means = np.einsum("ik,ia->ka", resp, X) / n_k[:, None]
+    scatter = np.stack(
+        [np.einsum("i,ia,ib->ab", resp[:, k], X - means[k], X - means[k]) for k in range(len(n_k))]
+    )  # (K, d, d): sum_i gamma_ik (x_i - mu_k)(x_i - mu_k)^T
+    if covariance_type == "full":
+        cov = scatter / n_k[:, None, None] + reg_covar * np.eye(d)
+    elif covariance_type == "tied":
+        cov = scatter.sum(axis=0) / n + reg_covar * np.eye(d)
+    elif covariance_type == "diag":
+        cov = np.diagonal(scatter, axis1=1, axis2=2) / n_k[:, None] + reg_covar
+    else:
+        cov = np.trace(scatter, axis1=1, axis2=2) / (d * n_k) + reg_covar
+    return weights, means, cov
+
+
+problems = st.fixed_dictionaries(
+    {
+        "seed": st.integers(0, 2**32 - 1),
+        "n_features": st.integers(1, 4),
+        "n_components": st.integers(1, 3),
+        "n_samples": st.integers(30, 80),
+        "covariance_type": st.sampled_from(COVARIANCE_TYPES),
+    }
+)
+
+
+def make_problem(p):
+    rng = np.random.default_rng(p["seed"])
+    X = blobs(rng, p["n_samples"], p["n_features"], p["n_components"], separation=2.0)
+    return rng, X
+
+
+# ---------------------------------------------------------------- agreement with scikit-learn
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+@pytest.mark.parametrize("n_features", [3, 23])  # 23 > 20: the Cholesky route for 'full'
+def test_trajectory_matches_sklearn(covariance_type, n_features):
+    rng = np.random.default_rng(0)
+    X = blobs(rng, 400, n_features, 3, offset=5.0)
+    params = random_parameters(rng, X, 3, covariance_type)
+    T = 12
+    ours = run_lib(X, params, covariance_type, max_iter=T)
+    sk = run_sklearn(X, params, covariance_type, max_iter=T)
+
+    # sklearn's lower_bounds_[t] is the mean log-likelihood at the parameters after t
+    # iterations (computed by the E-step of iteration t + 1): our history[t] / n.
+    history = ours.log_likelihood_history_ / X.shape[0]
+    assert len(history) == T + 1
+    assert_allclose(history[:T], sk.lower_bounds_, rtol=1e-9)
+    assert ours.lower_bound_ == pytest.approx(sk.lower_bound_, rel=1e-9)
+    assert ours.n_iter_ == sk.n_iter_ == T
+    assert_allclose(ours.weights_, sk.weights_, rtol=1e-8, atol=1e-12)
+    assert_allclose(ours.means_, sk.means_, rtol=1e-8, atol=1e-10)
+    assert_allclose(ours.covariances_, sk.covariances_, rtol=1e-8, atol=1e-10)
+    # and the final log-likelihood is the one sklearn's model assigns
+    assert history[-1] == pytest.approx(sk.score(X), rel=1e-9)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_stopping_rule_matches_sklearn(covariance_type):
+    rng = np.random.default_rng(1)
+    X = blobs(rng, 300, 2, 3)
+    params = random_parameters(rng, X, 3, covariance_type)
+    ours = run_lib(X, params, covariance_type, max_iter=500, tol=1e-4)
+    sk = run_sklearn(X, params, covariance_type, max_iter=500, tol=1e-4)
+    assert ours.converged_ and sk.converged_
+    assert ours.n_iter_ == sk.n_iter_
+    assert ours.lower_bound_ == pytest.approx(sk.lower_bound_, rel=1e-9)
+    assert_allclose(ours.means_, sk.means_, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_bic_aic_match_sklearn(covariance_type):
+    rng = np.random.default_rng(2)
+    X = blobs(rng, 200, 3, 2)
+    params = random_parameters(rng, X, 2, covariance_type)
+    # same start, same iterations: the fitted parameters agree to ~1e-12
+    gm = run_lib(X, params, covariance_type, max_iter=20)
+    sk = run_sklearn(X, params, covariance_type, max_iter=20)
+    assert gm._n_parameters() == sk._n_parameters()
+    assert gm.bic(X) == pytest.approx(sk.bic(X), rel=1e-9)
+    assert gm.aic(X) == pytest.approx(sk.aic(X), rel=1e-9)
+    assert gm.score(X) == pytest.approx(sk.score(X), rel=1e-9)
+
+
+# ---------------------------------------------------------------- log-densities
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+@pytest.mark.parametrize("n_features", [1, 4, 24])
+@pytest.mark.parametrize("offset", [0.0, 1e3])
+def test_estimate_log_prob_matches_references(covariance_type, n_features, offset):
+    rng = np.random.default_rng(3)
+    X = blobs(rng, 150, n_features, 3, offset=offset)
+    _, means, cov = random_parameters(rng, X, 3, covariance_type)
+    means = means + rng.normal(size=means.shape)  # not at the data's centre
+    fast = estimate_log_prob(X, means, cov, covariance_type)
+    reference = log_prob(X, means, cov, covariance_type)
+    assert fast.shape == (150, 3)
+    assert_allclose(fast, reference, rtol=1e-10)
+    full = full_covariances(cov, covariance_type, 3, n_features)
+    for k in range(3):
+        scipy_ref = scipy.stats.multivariate_normal(means[k], full[k]).logpdf(X)
+        assert_allclose(fast[:, k], scipy_ref, rtol=1e-9)
+
+
+def test_estimate_log_prob_single_point_far_away():
+    # one sample: the centring shift is the point itself, so no cancellation at all
+    means = np.array([[0.0, 0.0], [1e4, -1e4]])
+    cov = np.array([[[1.0, 0.2], [0.2, 2.0]], [[0.5, 0.0], [0.0, 0.5]]])
+    x = np.array([[1e4 + 1.0, -1e4 - 0.5]])
+    assert_allclose(estimate_log_prob(x, means, cov), log_prob(x, means, cov), rtol=1e-12)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+@pytest.mark.parametrize("n_features", [3, 23])
+def test_fast_m_step_equals_m_step(covariance_type, n_features):
+    rng = np.random.default_rng(4)
+    X = blobs(rng, 200, n_features, 3, offset=-7.0)
+    resp = rng.dirichlet(np.ones(3), size=200)
+    fast = mixture._SufficientStatistics(X, covariance_type, 3)
+    weights, means_c, cov = fast.m_step(fast.statistics(resp), 1e-6)
+    expected = m_step(X, resp, covariance_type, 1e-6)
+    assert_allclose(weights, expected[0], rtol=1e-12)
+    assert_allclose(means_c + fast.shift, expected[1], rtol=1e-10, atol=1e-12)
+    assert_allclose(cov, expected[2], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "diag"])
+def test_streamed_features_give_the_same_fit(monkeypatch, covariance_type):
+    """phi(X) rebuilt block by block (too big to keep) gives the same fit as a cached phi."""
+    rng = np.random.default_rng(5)
+    X = blobs(rng, 3000, 3, 3)
+    params = random_parameters(rng, X, 3, covariance_type)
+    cached = run_lib(X, params, covariance_type, max_iter=5)
+    monkeypatch.setattr(mixture, "_PHI_MEMORY_BUDGET", 0)
+    monkeypatch.setattr(mixture, "_BLOCK_BYTES", 1)  # blocks of 64 rows
+    streamed = run_lib(X, params, covariance_type, max_iter=5)
+    assert_allclose(streamed.log_likelihood_history_, cached.log_likelihood_history_, rtol=1e-12)
+    assert_allclose(streamed.covariances_, cached.covariances_, rtol=1e-10)
+
+
+# ---------------------------------------------------------------- EM's properties (hypothesis)
+
+
+@HYPOTHESIS
+@given(problems)
+def test_em_never_lowers_the_log_likelihood(p):
+    rng, X = make_problem(p)
+    K, ct = p["n_components"], p["covariance_type"]
+    params = random_parameters(rng, X, K, ct, reg_covar=1e-10)
+    gm = run_lib(X, params, ct, max_iter=15, reg_covar=1e-10)
+    history = gm.log_likelihood_history_
+    assert np.all(np.diff(history) >= -1e-9 * np.abs(history[1:]))
+    # the same with the readable pure functions
+    ll = [log_likelihood(X, *params, ct)]
+    for _ in range(3):
+        resp, _ = e_step(X, *params, ct)
+        params = m_step(X, resp, ct, reg_covar=1e-10)
+        ll.append(log_likelihood(X, *params, ct))
+    assert np.all(np.diff(ll) >= -1e-9 * np.abs(ll[1:]))
+    assert_allclose(ll, history[:4], rtol=1e-9)
+
+
+@HYPOTHESIS
+@given(problems)
+def test_responsibilities_are_distributions(p):
+    rng, X = make_problem(p)
+    params = random_parameters(rng, X, p["n_components"], p["covariance_type"])
+    resp, log_norm = e_step(X, *params, p["covariance_type"])
+    assert resp.shape == (X.shape[0], p["n_components"])
+    assert np.all(resp >= 0)
+    assert_allclose(resp.sum(axis=1), 1.0, rtol=1e-12)
+    assert log_norm.sum() == pytest.approx(log_likelihood(X, *params, p["covariance_type"]))
+
+
+@HYPOTHESIS
+@given(problems)
+def test_lower_bound_touches_the_log_likelihood_after_the_e_step(p):
+    rng, X = make_problem(p)
+    ct = p["covariance_type"]
+    params = random_parameters(rng, X, p["n_components"], ct)
+    ll = log_likelihood(X, *params, ct)
+    resp, _ = e_step(X, *params, ct)
+    assert lower_bound(X, resp, *params, ct) == pytest.approx(ll, rel=1e-10)
+    assert lower_bound(X, resp, *params, ct) == pytest.approx(
+        expected_complete_log_likelihood(X, resp, *params, ct) + entropy(resp)
+    )
+    for Q in (
+        rng.dirichlet(np.ones(p["n_components"]), size=X.shape[0]),
+        np.eye(p["n_components"])[rng.integers(p["n_components"], size=X.shape[0])],  # hard Q
+    ):
+        assert lower_bound(X, Q, *params, ct) <= ll + 1e-10 * abs(ll)
+
+
+def _perturbations(rng, params, covariance_type, scale):
+    weights, means, cov = params
+    K = len(weights)
+    v = rng.normal(size=K)
+    v -= v.mean()  # stays on the simplex
+    yield weights + scale * v * weights.min(), means, cov
+    yield weights, means + scale * rng.normal(size=means.shape), cov
+    if covariance_type in ("full", "tied"):
+        S = rng.normal(size=cov.shape)
+        S = S + np.swapaxes(S, -1, -2)
+        # relative to the covariance so it stays positive definite
+        yield weights, means, cov + scale * 0.1 * np.min(np.linalg.eigvalsh(cov)) * S / np.abs(S).max()
+    else:
+        yield weights, means, cov * np.exp(scale * rng.normal(size=cov.shape))
+
+
+@HYPOTHESIS
+@given(problems, st.sampled_from([1e-2, 1e-4]))
+def test_m_step_maximises_F(p, scale):
+    rng, X = make_problem(p)
+    ct = p["covariance_type"]
+    resp = rng.dirichlet(np.ones(p["n_components"]), size=X.shape[0])
+    best = m_step(X, resp, ct, reg_covar=1e-12)
+    F_best = expected_complete_log_likelihood(X, resp, *best, ct)
+    for other in _perturbations(rng, best, ct, scale):
+        F_other = expected_complete_log_likelihood(X, resp, *other, ct)
+        assert F_other <= F_best + 1e-10 * abs(F_best)
+
+
+@HYPOTHESIS
+@given(problems, st.sampled_from([1e-6, 0.1]))
+def test_m_step_closed_forms(p, reg_covar):
+    rng, X = make_problem(p)
+    ct = p["covariance_type"]
+    resp = rng.dirichlet(np.ones(p["n_components"]), size=X.shape[0])
+    pairs = zip(m_step(X, resp, ct, reg_covar), direct_m_step(X, resp, ct, reg_covar), strict=True)
+    for got, want in pairs:
+        assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    fast = mixture._SufficientStatistics(X, ct, p["n_components"])
+    weights, means_c, cov = fast.m_step(fast.statistics(resp), reg_covar)
+    want = direct_m_step(X, resp, ct, reg_covar)
+    assert_allclose(weights, want[0], rtol=1e-10)
+    assert_allclose(means_c + fast.shift, want[1], rtol=1e-9, atol=1e-10)
+    assert_allclose(cov, want[2], rtol=1e-9, atol=1e-10)
+
+
+# ---------------------------------------------------------------- the lecture notes' worked example
+
+
+def test_lecture_notes_worked_example():
+    """Seed 002: four points, two spherical components; one E-step and one M-step."""
+    X = np.array([[-1.5, 0.5], [-1.5, -0.5], [0.0, 0.5], [0.0, -0.5]])
+    means = np.array([[-1.5, 0.0], [1.5, 0.0]])
+    variances = np.array([0.25, 0.25])
+    weights = np.array([0.5, 0.5])
+
+    resp, _ = e_step(X, weights, means, variances, "spherical")
+    # x1, x2: ||x - mu2||^2 - ||x - mu1||^2 = 9, so gamma_i2 = 1 / (1 + e^{9 / (2 * 0.25)})
+    eps = 1.0 / (1.0 + np.exp(18.0))  # about 1.5e-8
+    assert_allclose(resp[:2, 1], eps, rtol=1e-10)
+    assert_allclose(resp[:2, 0], 1.0 - eps, rtol=1e-14)
+    # x3, x4 are equidistant from both means: one half (to the last bit or two)
+    assert resp[2, 0] == resp[2, 1] and resp[3, 0] == resp[3, 1]
+    assert_allclose(resp[2:], 0.5, rtol=2e-16)
+
+    new_weights, new_means, new_variances = m_step(X, resp, "spherical", reg_covar=1e-12)
+    # exact values for this eps (d = 2, the variance divides by d * n_k)
+    n1, n2 = 3.0 - 2.0 * eps, 1.0 + 2.0 * eps
+    assert_allclose(new_weights, [n1 / 4, n2 / 4], rtol=1e-12)
+    assert_allclose(new_means, [[-3.0 * (1 - eps) / n1, 0.0], [-3.0 * eps / n2, 0.0]], atol=1e-14)
+    mu1, mu2 = new_means
+    var1 = ((1 - eps) * (np.sum((X[:2] - mu1) ** 2)) + 0.5 * np.sum((X[2:] - mu1) ** 2)) / (2 * n1)
+    var2 = (eps * np.sum((X[:2] - mu2) ** 2) + 0.5 * np.sum((X[2:] - mu2) ** 2)) / (2 * n2)
+    assert_allclose(new_variances, np.array([var1, var2]) + 1e-12, rtol=1e-12)
+    # the values quoted in the notes, which round eps away
+    assert_allclose(new_weights, [0.75, 0.25], atol=1e-6)
+    assert_allclose(new_means, [[-1.0, 0.0], [0.0, 0.0]], atol=1e-6)
+    assert_allclose(new_variances, [0.375, 0.125], atol=1e-6)
+
+
+# ---------------------------------------------------------------- the estimator
+
+
+def test_history_and_attributes():
+    rng = np.random.default_rng(6)
+    X = blobs(rng, 300, 2, 3)
+    params = random_parameters(rng, X, 3, "full")
+    gm = run_lib(X, params, "full", max_iter=200, tol=1e-6)
+    n = X.shape[0]
+    assert gm.converged_ and gm.n_features_in_ == 2
+    assert gm.log_likelihood_history_.shape == (gm.n_iter_ + 1,)
+    assert gm.log_likelihood_history_[0] == pytest.approx(log_likelihood(X, *params))
+    assert gm.log_likelihood_history_[-1] == pytest.approx(gm.score(X) * n, rel=1e-12)
+    assert gm.lower_bound_ == pytest.approx(gm.log_likelihood_history_[-2] / n, rel=1e-14)
+    assert_allclose(gm.score_samples(X).sum(), log_likelihood(X, gm.weights_, gm.means_, gm.covariances_))
+    assert_allclose(gm.predict_proba(X), e_step(X, gm.weights_, gm.means_, gm.covariances_)[0])
+    assert_allclose(gm.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_max_iter_zero_returns_the_initial_parameters():
+    rng = np.random.default_rng(7)
+    X = blobs(rng, 100, 2, 2)
+    params = random_parameters(rng, X, 2, "diag")
+    gm = run_lib(X, params, "diag", max_iter=0)
+    assert gm.n_iter_ == 0 and not gm.converged_
+    assert_allclose(gm.means_, params[1])
+    assert gm.log_likelihood_history_.shape == (1,)
+
+
+@pytest.mark.parametrize("init_params", ["kmeans++", "random", "random_from_data"])
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_recovers_separated_clusters(init_params, covariance_type):
+    rng = np.random.default_rng(8)
+    centres = np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 10.0]])
+    labels = np.repeat(np.arange(3), 100)
+    X = centres[labels] + rng.normal(size=(300, 2))
+    # 'random' responsibilities put every mean near the data's centre: EM needs a
+    # tight tol to break the symmetry before the default rule calls it converged
+    gm = GaussianMixture(3, covariance_type=covariance_type, init_params=init_params,
+                         n_init=3, tol=1e-8, max_iter=1000, random_state=0).fit(X)
+    nearest = np.argmin(((gm.means_[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)
+    assert sorted(nearest) == [0, 1, 2]  # one component per cluster
+    assert_allclose(gm.means_, centres[nearest], atol=0.4)  # 4 standard errors
+    assert_allclose(gm.weights_, 1 / 3, atol=0.02)
+
+
+def test_n_init_keeps_the_best():
+    rng = np.random.default_rng(9)
+    X = blobs(rng, 200, 2, 4, separation=2.0)
+    one = GaussianMixture(4, init_params="random", n_init=1, random_state=3).fit(X)
+    five = GaussianMixture(4, init_params="random", n_init=5, random_state=3).fit(X)
+    # the first initialisation of both runs is the same draw
+    assert five.lower_bound_ >= one.lower_bound_
+
+
+def test_fit_predict_equals_fit_then_predict():
+    rng = np.random.default_rng(10)
+    X = blobs(rng, 150, 3, 3)
+    a = GaussianMixture(3, random_state=1, max_iter=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        labels = a.fit_predict(X)
+        b = GaussianMixture(3, random_state=1, max_iter=3).fit(X)
+    assert np.array_equal(labels, b.predict(X))
+
+
+def test_convergence_warning():
+    rng = np.random.default_rng(11)
+    X = blobs(rng, 100, 2, 2)
+    with pytest.warns(ConvergenceWarning, match="did not converge in max_iter=1"):
+        gm = GaussianMixture(2, max_iter=1, tol=0.0, random_state=0).fit(X)
+    assert not gm.converged_ and gm.n_iter_ == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        GaussianMixture(2, max_iter=0, random_state=0).fit(X)  # init only: no warning
+
+
+def test_collapse_is_held_off_by_reg_covar():
+    # a component that can sit on the lone far-away point: its covariance shrinks to reg_covar
+    rng = np.random.default_rng(12)
+    X = np.vstack([rng.normal(size=(50, 2)), [[100.0, 100.0]]])
+    gm = GaussianMixture(2, reg_covar=1e-3, random_state=0).fit(X)
+    smallest = np.min([np.linalg.eigvalsh(c).min() for c in gm.covariances_])
+    assert smallest >= 1e-3 * (1 - 1e-9)
+    assert np.all(np.isfinite(gm.log_likelihood_history_))
+
+
+def test_empty_component_raises_a_clear_error():
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(50, 2))
+    # a component that starts far from every point gets exactly zero responsibility
+    far = GaussianMixture(
+        2, init_params="given", weights_init=[0.5, 0.5],
+        means_init=[[0.0, 0.0], [1e3, 1e3]], covariances_init=np.array([np.eye(2)] * 2),
+    )
+    with pytest.raises(ValueError, match=r"component 1 is empty.*fewer components"):
+        far.fit(X)
+    # fewer distinct points than components: two seeds land on the same point
+    X_dup = np.repeat([[0.0, 0.0], [5.0, 5.0]], 10, axis=0)
+    with pytest.raises(ValueError, match="is empty"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # k-means++ may warn about the duplicates
+        GaussianMixture(3, init_params="random_from_data", random_state=0).fit(X_dup)
+    with pytest.raises(ValueError, match="component 2 is empty"):
+        m_step(X, np.tile([0.5, 0.5, 0.0], (50, 1)), "full")
+
+
+def test_sample_shapes_and_reproducibility():
+    rng = np.random.default_rng(14)
+    X = blobs(rng, 200, 3, 2)
+    gm = GaussianMixture(2, covariance_type="diag", random_state=42).fit(X)
+    Xs, ys = gm.sample(500)
+    assert Xs.shape == (500, 3) and ys.shape == (500,)
+    assert set(np.unique(ys)) <= {0, 1}
+    Xs2, ys2 = gm.sample(500)
+    assert np.array_equal(Xs, Xs2) and np.array_equal(ys, ys2)  # same random_state
+    for ct in COVARIANCE_TYPES:
+        weights = np.array([0.3, 0.7])
+        means = np.array([[-5.0, 0.0], [5.0, 1.0]])
+        cov = {"full": np.array([np.eye(2), [[2.0, 0.5], [0.5, 1.0]]]), "tied": np.eye(2),
+               "diag": np.array([[1.0, 2.0], [0.5, 0.5]]), "spherical": np.array([1.0, 0.3])}[ct]
+        Xs, z = sample(20000, weights, means, cov, ct, rng=0)
+        Xs_again, z_again = sample(20000, weights, means, cov, ct, rng=0)
+        assert np.array_equal(Xs, Xs_again) and np.array_equal(z, z_again)
+        assert np.mean(z == 1) == pytest.approx(0.7, abs=0.02)
+        full = full_covariances(cov, ct, 2, 2)
+        for k in range(2):
+            assert_allclose(Xs[z == k].mean(axis=0), means[k], atol=0.08)
+            assert_allclose(np.cov(Xs[z == k].T), full[k], atol=0.1)
+
+
+def test_predict_before_fit():
+    with pytest.raises(NotFittedError):
+        GaussianMixture().predict(np.zeros((3, 2)))
+
+
+# ---------------------------------------------------------------- bad inputs
+
+X_OK = np.random.default_rng(0).normal(size=(20, 2))
+EYES = np.array([np.eye(2)] * 2)
+GOOD = dict(weights=[0.5, 0.5], means=[[0.0, 0.0], [1.0, 1.0]], covariances=EYES)
+
+
+def _fit(**kwargs):
+    X = kwargs.pop("X", X_OK)
+    return GaussianMixture(**kwargs).fit(X)
+
+
+def _fit2(**kwargs):
+    return _fit(n_components=2, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        # data
+        (lambda: _fit(X=[[0.0, np.nan]] * 5), ValueError, "NaN or infinite"),
+        (lambda: _fit(X=[[0.0, np.inf]] * 5), ValueError, "NaN or infinite"),
+        (lambda: _fit(X=np.zeros(5)), ValueError, "Reshape your data"),
+        (lambda: _fit(X=np.zeros((2, 2, 2))), ValueError, "2-dimensional"),
+        (lambda: _fit(X=[["a", "b"]] * 3), TypeError, "numbers"),
+        (lambda: _fit(X=None), TypeError, "None"),
+        # hyper-parameters
+        (lambda: _fit(n_components=30), ValueError, "larger than the number of samples"),
+        (lambda: _fit(n_components=0), ValueError, "n_components must be an integer >= 1"),
+        (lambda: _fit(n_components=2.5), TypeError, "n_components must be an integer"),
+        (lambda: _fit(reg_covar=0.0), ValueError, "reg_covar must be a finite number > 0"),
+        (lambda: _fit(reg_covar=-1e-3), ValueError, "reg_covar"),
+        (lambda: _fit(tol=-1.0), ValueError, "tol"),
+        (lambda: _fit(max_iter=-1), ValueError, "max_iter"),
+        (lambda: _fit(n_init=0), ValueError, "n_init"),
+        (lambda: _fit(covariance_type="banana"), ValueError, "covariance_type must be one of"),
+        (lambda: _fit(init_params="kmeans"), ValueError, "init_params must be one of"),
+        # initial parameters
+        (lambda: _fit2(weights_init=[0.5, 0.6]), ValueError, "weights_init must sum to 1"),
+        (lambda: _fit2(weights_init=[1.0]), ValueError, r"weights_init must have shape \(2,\)"),
+        (lambda: _fit2(weights_init=[1.0, 0.0]), ValueError, "strictly positive"),
+        (lambda: _fit2(means_init=[[0.0] * 3] * 2), ValueError, r"means_init must have shape \(2, 2\)"),
+        (lambda: _fit2(covariances_init=np.eye(2)), ValueError, r"must have shape \(2, 2, 2\)"),
+        (lambda: _fit2(covariances_init=EYES * [[[1]], [[-1]]]), ValueError, "not positive definite"),
+        (lambda: _fit2(covariances_init=EYES + [[0, 0.5], [0, 0]]), ValueError, "symmetric"),
+        (
+            lambda: _fit2(covariance_type="diag", covariances_init=[[1.0, 0.0]] * 2),
+            ValueError,
+            "strictly positive",
+        ),
+        (
+            lambda: _fit2(init_params="given", means_init=GOOD["means"]),
+            ValueError,
+            r"missing \['weights_init', 'covariances_init'\]",
+        ),
+        (
+            lambda: GaussianMixture(2).fit(X_OK).predict(np.zeros((3, 5))),
+            ValueError,
+            "X has 5 features, but GaussianMixture is expecting 2",
+        ),
+        # pure functions
+        (lambda: e_step(X_OK, [0.5, 0.6], GOOD["means"], EYES), ValueError, "weights must sum to 1"),
+        (lambda: e_step(X_OK, [1.0], GOOD["means"], EYES), ValueError, "one weight per component"),
+        (lambda: e_step(np.zeros((3, 3)), **GOOD), ValueError, "X has 3 feature"),
+        (lambda: log_likelihood(X_OK, **GOOD, covariance_type="tied"), ValueError, r"shape \(2, 2\)"),
+        (lambda: m_step(X_OK, np.full((20, 2), 0.3)), ValueError, "must sum to 1"),
+        (lambda: m_step(X_OK, -np.ones((20, 2))), ValueError, "non-negative"),
+        (lambda: m_step(X_OK, np.ones((19, 1))), ValueError, r"resp must have shape"),
+        (lambda: m_step(X_OK, np.ones((20, 1)), reg_covar=0), ValueError, "reg_covar"),
+        (lambda: lower_bound(X_OK, np.ones((20, 3)) / 3, **GOOD), ValueError, r"shape \(20, 2\)"),
+        (lambda: sample(0, **GOOD), ValueError, "n_samples"),
+        (lambda: sample(5, **GOOD, rng="seed"), TypeError, "random_state"),
+    ],
+)
+def test_bad_inputs(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# ---------------------------------------------------------------- scikit-learn's estimator contract
+
+
+@parametrize_with_checks([GaussianMixture(), GaussianMixture(n_components=2, covariance_type="diag")])
+def test_sklearn_estimator_checks(estimator, check):
+    # None is expected to fail. check_array_api_input skips itself (numpy-only estimator).
+    check(estimator)
