@@ -13,13 +13,14 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test unit nbval nbval-2threads build-check browser notebooks student serve clean bench
+.PHONY: help install book test unit nbval nbval-2threads build-check browser pdf notebooks student serve clean bench
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
 	@echo "make test       run every test: unit, notebook sync, student edition, nbval (1 and 2 threads), -W build, browser"
 	@echo "make notebooks  re-execute chapters whose notebook no longer matches its .md; regenerate student notebooks"
 	@echo "make student    regenerate the student notebooks only"
+	@echo "make pdf        build the instructor's PDF (solutions inline) into _build/latex/book.pdf"
 	@echo "make serve      serve _build/html on http://127.0.0.1:8000"
 	@echo "make bench      run the benchmarks against scikit-learn"
 
@@ -69,6 +70,12 @@ notebooks: $(STAMP)
 
 student: $(STAMP)
 	$(PY) tools/student.py
+
+# The PDF prints solutions inline: it is the instructor's edition. Not part of `make test`.
+pdf: $(STAMP)
+	bash tools/install_tex.sh
+	$(VENV)/bin/jupyter-book build . --builder pdflatex -W -n --keep-going
+	@echo "The PDF is at $(CURDIR)/_build/latex/book.pdf"
 
 serve:
 	@echo "Serving _build/html on http://127.0.0.1:8000 (Ctrl-C to stop)"
