@@ -38,6 +38,7 @@ book: $(STAMP)
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html (or run: make serve)"
 
 test: $(STAMP)
+	$(VENV)/bin/ruff check .
 	$(THREADS) $(PY) -m pytest
 	$(MAKE) nbval
 	$(MAKE) nbval-2threads

@@ -23,8 +23,10 @@ type           class covariances                      usual name
 
 Covariances are maximum-likelihood estimates, which divide by :math:`n_k`
 (or by :math:`n` for the pooled ``tied`` matrix).  scikit-learn's
-``QuadraticDiscriminantAnalysis`` divides by :math:`n_k - 1` instead; the
-tests spell out the exact correspondence.
+``QuadraticDiscriminantAnalysis`` divided by :math:`n_k - 1` in older
+releases and divides by :math:`n_k` in recent ones;
+``tests/test_discriminant.py`` detects which denominator the installed
+version uses and checks the exact correspondence.
 
 Book: chapters/03_gaussian_discriminant_analysis.md.
 """

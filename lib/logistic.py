@@ -71,10 +71,14 @@ METHODS = ("newton", "gradient", "sgd")
 def sigmoid(t):
     r"""The logistic function :math:`\sigma(t) = 1 / (1 + e^{-t})`, elementwise.
 
-    Computed without overflow for any :math:`t`: for :math:`t < 0` the
-    equivalent form :math:`e^{t} / (1 + e^{t})` is used (this is what
-    :func:`scipy.special.expit` does), so ``sigmoid(-1000)`` is ``0.0``
-    with no warning, not ``1 / (1 + inf)``.
+    Evaluated by :func:`scipy.special.expit`, a compiled loop that raises no
+    NumPy overflow warning: for very negative :math:`t` the intermediate
+    :math:`e^{-t}` may become ``inf``, and ``1 / (1 + inf)`` is the correct
+    limit 0, so ``sigmoid(-1000)`` is ``0.0`` with no warning.  The relative
+    accuracy is full down to :math:`t \approx -709.78`, where :math:`e^{-t}`
+    overflows; below that the result is 0 instead of a subnormal number
+    smaller than ``6e-309``.  Use :func:`log_sigmoid` when the logarithm is
+    needed.
 
     Parameters
     ----------
@@ -93,9 +97,12 @@ def sigmoid(t):
 def log_sigmoid(t):
     r""":math:`\ln \sigma(t) = -\ln(1 + e^{-t})`, elementwise and without underflow.
 
-    ``np.log(sigmoid(t))`` returns ``-inf`` for ``t < -745`` because
-    :math:`\sigma(t)` underflows to 0; this function returns :math:`\approx t`
-    there.  Note :math:`\ln(1 - \sigma(t)) = \ln \sigma(-t)`.
+    ``np.log(sigmoid(t))`` returns ``-inf`` for ``t`` below about ``-709.8``
+    because :func:`sigmoid` returns 0 there, and ``np.log(1 - sigmoid(t))``
+    returns ``-inf`` already from ``t = 37`` on, where ``sigmoid(t)``
+    rounds to 1.  This function returns :math:`\approx t` in the first case;
+    for the second use :math:`\ln(1 - \sigma(t)) = \ln \sigma(-t)`, that is
+    ``log_sigmoid(-t)``.
 
     Book: chapters/01_discriminative_vs_generative.md, eq. label ``dvg-loglik``.
     """

@@ -406,10 +406,13 @@ def gaussian_mle(X, covariance_type="full"):
 
     Notes
     -----
-    If the points do not span :math:`\mathbb R^d` (for instance
-    :math:`n \le d`, or a constant feature), the estimate is singular: the
-    likelihood is then unbounded and has no maximiser.  The function still
-    returns the formula's value; :func:`gaussian_log_likelihood` rejects it.
+    If the points lie in one affine hyperplane of :math:`\mathbb R^d` (for
+    instance :math:`n \le d`, or a constant feature), the full estimate is
+    singular: the likelihood is then unbounded and has no maximiser.  The
+    function still returns the formula's value.  :func:`gaussian_log_likelihood`
+    usually rejects it (its Cholesky factorisation fails), but rounding can
+    leave such a matrix barely positive definite, and then the log-likelihood
+    is a large, meaningless number; add a small ridge to the diagonal first.
     """
     if covariance_type not in ("full", "diag", "spherical"):
         raise ValueError(

@@ -6,7 +6,6 @@ book's dark mode) and uses a colour-blind-safe palette (Okabe and Ito).
 """
 
 import matplotlib as mpl
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Ellipse

@@ -765,8 +765,8 @@ class FactorialMixture(BaseEstimator):
         Added to :math:`\sigma^2` at every M-step.
     params_init : FactorialParams, optional
         Starting parameters.  Otherwise ``probs = 0.5``, components drawn from
-        :math:`\mathcal N(0, s^2)` with :math:`s` the data's standard deviation
-        and ``noise_variance`` the data's variance.
+        :math:`\mathcal N(0, s^2)` with :math:`s` the standard deviation of all
+        entries of ``X``, and ``noise_variance`` :math:`s^2`.
     random_state : None, int or numpy.random.Generator
 
     Attributes
@@ -776,16 +776,18 @@ class FactorialMixture(BaseEstimator):
     lam_ : ndarray of shape (n_samples, n_causes)
         :math:`\mathbb E_q[z_{im}]` from the last E-step.
     log_likelihood_history_ : ndarray of shape (n_iter_ + 1,)
-        Exact :math:`\ell(\theta^t) = \ln p(X; \theta^t)` for
+        Exact :math:`\ell(\theta^{(t)}) = \ln p(X; \theta^{(t)})` for
         :math:`t = 0, \dots, T`: at the initial parameters, then after every iteration.
     elbo_history_ : ndarray of shape (n_iter_,)
-        :math:`\mathcal L(q^t, \theta^{t+1})`, the ELBO after every full iteration.
+        Entry ``t`` is :math:`\mathcal L(q^{(t)}, \theta^{(t+1)})`, the ELBO after
+        iteration ``t + 1``.  Here :math:`q^{(t)}` is the E-step's output at
+        :math:`\theta^{(t)}` (eq. label ``elbo-em-chain``).
     elbo_trace_ : ndarray of shape (n_iter_, 2)
         The ELBO after each half-step of iteration :math:`t`: column 0 after
-        the E-step, :math:`\mathcal L(q^t, \theta^t)` (equal to
-        :math:`\ell(\theta^t)` for exact EM), column 1 after the M-step,
-        :math:`\mathcal L(q^t, \theta^{t+1})`.  Both methods make
-        ``elbo_trace_.ravel()`` non-decreasing.
+        the E-step, :math:`\mathcal L(q^{(t)}, \theta^{(t)})` (equal to
+        :math:`\ell(\theta^{(t)})` for exact EM), column 1 after the M-step,
+        :math:`\mathcal L(q^{(t)}, \theta^{(t+1)})`.  Both methods make
+        ``elbo_trace_.ravel()`` non-decreasing (eq. label ``vem-loglik-change``).
     n_iter_ : int
     """
 
@@ -833,7 +835,7 @@ class FactorialMixture(BaseEstimator):
         loglik = [log_likelihood(X, params)]
         trace = []
         for _ in range(n_iter):
-            # E-step: q^t from theta^t (exact posterior, or mean-field warm-started at q^{t-1})
+            # E-step: q^(t) from theta^(t) (exact posterior, or mean field warm-started at q^(t-1))
             if self.method == "exact":
                 lj = log_joint(X, params)
                 post = posterior(lj)
@@ -844,7 +846,7 @@ class FactorialMixture(BaseEstimator):
                 lam = mean_field_e_step(X, params, lam, n_sweeps=self.n_sweeps)
                 Ez, sum_Ezz = mean_field_moments(lam)
                 after_e = mean_field_elbo(X, params, lam)
-            # M-step: theta^{t+1} = argmax_theta L(q^t, theta)
+            # M-step: theta^(t+1) = argmax_theta L(q^(t), theta)
             params = m_step(X, Ez, sum_Ezz, self.reg_variance)
             if self.method == "exact":
                 after_m = elbo(log_joint(X, params), post)

@@ -85,6 +85,10 @@ def test_sigmoid_right_answers_pass():
                             1 - 1 / (1 + np.exp(-np.abs(t)))), ["relative accuracy"]),
         (lambda t: _masked_sigmoid(np.ravel(t)), ["2-D t", "shape (3, 4)"]),
         (lambda t: 0.5 + 0 * np.asarray(t), ["does not match"]),
+        (lambda t: 1 / (1 + np.exp(-np.clip(t, -500, 500))), ["except at t = -1000", "clipping"]),
+        (lambda t: expit(np.asarray(t, dtype=np.float32)), ["float32"]),
+        (lambda t: _masked_sigmoid(t) if isinstance(t, np.ndarray) else t[0], ["plain number", "np.asarray"]),
+        (lambda t: 0.5 * (1 + np.tanh(np.asarray(t, dtype=float) / 2)), ["relative accuracy", "t = -50"]),
     ],
 )
 def test_sigmoid_names_typical_mistakes(fn, fragments):
@@ -173,6 +177,18 @@ def test_sgd_names_typical_mistakes(variant, fragments):
     _assert_fails(lib.checks.sgd_epoch(variant), *fragments)
 
 
+def test_sgd_must_not_modify_the_callers_w():
+    def in_place(w, b, X, y, lr, order):
+        for i in order:
+            r = y[i] - expit(X[i] @ w + b)
+            w += lr * r * X[i]
+            b += lr * r
+        return w, b
+
+    _assert_fails(lib.checks.sgd_epoch(in_place), "changed the array w", "copy")
+    assert "left unchanged" in lib.checks.sgd_epoch(logistic.sgd_epoch).message
+
+
 # ----------------------------------------------------------------- newton --
 
 
@@ -189,10 +205,22 @@ def test_newton_right_answer_passes():
         ({"weights": "one"}, ["no weights"]),
         ({"weights": "p"}, ["not p_i"]),
         ({"intercept": False}, ["column of ones"]),
+        ({"scale": 2.0}, ["do not match"]),
     ],
 )
 def test_newton_names_typical_mistakes(kwargs, fragments):
     _assert_fails(lib.checks.newton_step(lambda *a: ch01._newton_variant(*a, **kwargs)), *fragments)
+
+
+def test_newton_step_scaled_by_n_is_named():
+    def mean_hessian(w, b, X, y):
+        return ch01._newton_variant(w, b, X, y, scale=len(y))
+
+    def mean_gradient(w, b, X, y):
+        return ch01._newton_variant(w, b, X, y, scale=1.0 / len(y))
+
+    _assert_fails(lib.checks.newton_step(mean_hessian), "n times")
+    _assert_fails(lib.checks.newton_step(mean_gradient), "n times")
 
 
 def test_newton_gradient_step_is_not_newton():
@@ -285,9 +313,13 @@ def test_experiment_names_typical_mistakes():
     lr_train = lr.copy()
     lr_train[:4] = 0.0
     _assert_fails(lib.checks.naive_bayes_right(SIZES, nb, lr_train), "training error")
-    _assert_fails(lib.checks.naive_bayes_right(SIZES, nb + 0.05, lr), "naive bayes")
+    _assert_fails(lib.checks.naive_bayes_right(SIZES, nb + 0.04, lr), "naive bayes")
     _assert_fails(lib.checks.naive_bayes_right(SIZES, nb, lr + 0.05), "logistic regression should be within")
     _assert_fails(lib.checks.naive_bayes_right(SIZES, lr, nb), "ahead")
     _assert_fails(lib.checks.naive_bayes_right(SIZES, nb[:3], lr), "shape")
     assert lib.checks.naive_bayes_right(SIZES, ..., lr).status == "not implemented"
     _assert_fails(lib.checks.naive_bayes_right(SIZES, "errors", lr), "numeric")
+    nb_nan = nb.copy()
+    nb_nan[3] = np.nan
+    _assert_fails(lib.checks.naive_bayes_right(SIZES, nb_nan, lr), "nb_errors contains NaN")
+    _assert_fails(lib.checks.naive_bayes_right(SIZES, list(nb), list(lr) + [0.2]), "shape")

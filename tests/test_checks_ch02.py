@@ -52,7 +52,9 @@ def test_bernoulli_right_answers():
         (lambda x: 1 - np.mean(x), "probability of a 0"),
         (lambda x: np.sum(x), "number of ones"),
         (lambda x: np.sum(x) / max(len(x) - 1, 1), "n - 1"),
-        (lambda x: np.median(x), "wrong estimate"),
+        (lambda x: np.median(x), "strictly between 0 and 1"),
+        (lambda x: np.sum(x) // len(x), "integer division"),
+        (lambda x: round(float(np.mean(x)), 2), "without rounding"),
         (lambda x: np.mean(x) + 0.1 * (len(x) > 1), "wrong estimate"),
     ],
 )
@@ -87,6 +89,8 @@ def test_smoothed_right_answers():
         (lambda c, a: (c + a) / (c.sum() * len(c) + a), "alpha times v"),
         (lambda c, a: (c + a) / (c.sum() + a * len(c) + 1), "sum to"),
         (lambda c, a: np.sort(right_smoothed(c, a)), "wrong probabilities"),
+        (lambda c, a: (c + a) / (c.sum() + a * np.count_nonzero(c)), "size of the vocabulary"),
+        (lambda c, a: (c + a) // (c.sum() + a * len(c)), "integer division"),
     ],
 )
 def test_smoothed_wrong_answers(wrong, fragment):
@@ -136,6 +140,7 @@ def sq(X):
         (lambda X: (X.mean(axis=0), X.var(axis=0)), "one variance per coordinate"),
         (lambda X: (X.mean(axis=0), np.cov(X.T, bias=True)), "covariance matrix"),
         (lambda X: (X.mean(), X.var(axis=0).mean()), "axis=0"),
+        (lambda X: (X.var(axis=0).mean(), X.mean(axis=0)), "wrong order"),
         (lambda X: (np.median(X, axis=0), X.var(axis=0).mean()), "the mean is wrong"),
         (lambda X: (X.mean(axis=0), 1.1 * X.var(axis=0).mean()), "variance is wrong"),
     ],
@@ -169,7 +174,7 @@ def test_kl_value_right_answer():
 @pytest.mark.parametrize(
     "key, fragment",
     [("reverse", "other direction"), ("no_half", "-1/2"), ("std_as_var", "variance"),
-     ("log_var_ratio", "ln(sigma_1 / sigma_0)"), ("bits", "bits")],
+     ("log_var_ratio", "ln(sigma_1 / sigma_0)"), ("bits", "bits"), ("no_mean_term", "mean term")],
 )
 def test_kl_value_typical_mistakes(key, fragment):
     _, wrong = ch02._kl_reference()
@@ -187,6 +192,13 @@ def test_kl_value_other_wrong_inputs():
     failed_with(ch02.gaussian_kl_value(float("nan")), "nan")
 
 
+def test_kl_value_over_rounded_answer():
+    right, _ = ch02._kl_reference()
+    failed_with(ch02.gaussian_kl_value(round(right, 2)), "4 decimals")
+    failed_with(ch02.gaussian_kl_value(round(right, 2) + 0.01), "not the right value")
+    assert digest(round(right, 2), 2) == ch02._KL_DIGEST_2DP
+
+
 def test_kl_value_message_does_not_reveal_answer():
     right, _ = ch02._kl_reference()
     for value in (0.1, 0.5, 2.0):
@@ -195,10 +207,11 @@ def test_kl_value_message_does_not_reveal_answer():
 
 # ----------------------------------------------- ex-variance-mse-experiment --
 
-def experiment(n_values, n_repeats, sigma2, rng, ddof=0, centre_true=False, mse_as_var=False, swap=False):
+def experiment(n_values, n_repeats, sigma2, rng, ddof=0, centre_true=False, mse_as_var=False, swap=False,
+               scale_is_variance=False):
     rows = []
     for n in n_values:
-        x = rng.normal(scale=np.sqrt(sigma2), size=(n_repeats, n))
+        x = rng.normal(scale=sigma2 if scale_is_variance else np.sqrt(sigma2), size=(n_repeats, n))
         centre = 0.0 if centre_true else x.mean(axis=1, keepdims=True)
         ss = np.sum((x - centre) ** 2, axis=1)
         mle_hat = ss / (n - ddof)
@@ -213,6 +226,37 @@ def test_experiment_right_answer():
     assert ch02.variance_mse_experiment(experiment)
 
 
+def test_experiment_right_answers_with_other_random_streams():
+    # A correct solution draws its own numbers; with 6 standard errors of tolerance it must pass
+    # whatever stream it uses (the old fixed 10% tolerance failed about 1 run in 200).
+    def transposed_draws(n_values, n_repeats, sigma2, rng, seed):
+        rng = np.random.default_rng(seed)
+        rows = []
+        for n in n_values:
+            x = rng.standard_normal((n, n_repeats)) * np.sqrt(sigma2)
+            mle_hat, unbiased = x.var(axis=0), x.var(axis=0, ddof=1)
+            rows.append([mle_hat.mean(), np.mean((mle_hat - sigma2) ** 2), np.mean((unbiased - sigma2) ** 2)])
+        return rows
+
+    for seed in range(40):
+        assert ch02.variance_mse_experiment(lambda *a, s=seed: transposed_draws(*a, s))
+
+
+def test_experiment_tolerances_match_simulation():
+    mean_mle, tol_mean, mse_mle, tol_mle, mse_unb, tol_unb = ch02._experiment_expectations([2, 5], 20000, 2.0)
+    np.testing.assert_allclose(mean_mle, [1.0, 1.6])
+    np.testing.assert_allclose(mse_mle, [3 / 4 * 4, 9 / 25 * 4])
+    np.testing.assert_allclose(mse_unb, [2 * 4, 2 / 4 * 4])
+    # relative standard errors from a direct simulation of the averaged squared errors
+    rng = np.random.default_rng(0)
+    x = rng.normal(scale=np.sqrt(2.0), size=(400, 2000, 2))
+    Q = np.sum((x - x.mean(axis=2, keepdims=True)) ** 2, axis=2)
+    err_unb = ((Q - 2.0) ** 2).mean(axis=1)   # 400 averages over 2000 repetitions, n = 2
+    rel_se_2000 = err_unb.std() / err_unb.mean()
+    assert rel_se_2000 == pytest.approx(tol_unb[0] / 6 * np.sqrt(20000 / 2000), rel=0.3)
+    assert np.all(tol_mean > 0) and np.all(tol_mle < tol_unb)
+
+
 @pytest.mark.parametrize(
     "kwargs, fragment",
     [
@@ -220,6 +264,7 @@ def test_experiment_right_answer():
         (dict(centre_true=True), "true mean"),
         (dict(mse_as_var=True), "squared bias"),
         (dict(swap=True), "swapped"),
+        (dict(scale_is_variance=True), "standard deviation"),
     ],
 )
 def test_experiment_wrong_answers(kwargs, fragment):

@@ -88,6 +88,47 @@ def test_gda_mle_other_mistakes():
     _assert_fails(lib.checks.gda_mle(lambda X, y: _mle(X, y)[:3]), "tuple of length 3")
     _assert_fails(lib.checks.gda_mle(lambda X, y: tuple(a.T for a in _mle(X, y)[:2]) + _mle(X, y)[2:]), "transposed")
 
+    def last_axis(X, y):  # np.dstack-style stacking: shape (d, d, K); first case has K = d = 2
+        p, m, c, s = _mle(X, y)
+        return p, m, np.moveaxis(c, 0, 2), s
+
+    _assert_fails(lib.checks.gda_mle(last_axis), "last axis", "covariances[k]")
+
+    def summed(X, y):
+        p, m, c, s = _mle(X, y)
+        return p, m, c, c.sum(axis=0)
+
+    _assert_fails(lib.checks.gda_mle(summed), "sum of the class covariances", "n_k / n")
+
+
+def test_gda_mle_lists_are_accepted_and_nan_is_explained():
+    def as_lists(X, y):
+        return tuple(np.asarray(a).tolist() for a in _mle(X, y))
+
+    assert lib.checks.gda_mle(as_lists).passed
+
+    def empty_class(X, y):
+        p, m, c, s = _mle(X, y)
+        m = m.copy()
+        m[-1] = np.nan  # what X[y == k].mean(axis=0) gives for a class with no rows
+        return p, m, c, s
+
+    result = lib.checks.gda_mle(empty_class)
+    _assert_fails(result, "NaN", "no rows")
+    assert "logsumexp" not in result.message
+
+
+def test_gda_mle_messages_do_not_reveal_the_answer():
+    rng = np.random.default_rng(301)  # the check's own first data set
+    from lib.checks.ch03 import _labelled_data
+
+    X, y = _labelled_data(rng, (30, 30), 2)
+    _, _, covs = discriminant.fit_class_gaussians(X, y, "full")
+    for kwargs in [{"ddof": 1}, {"pooled": "total"}, {"prior": "counts"}]:
+        message = lib.checks.gda_mle(lambda X, y: _mle(X, y, **kwargs)).message
+        for value in covs.ravel():
+            assert f"{value:.3f}" not in message
+
 
 # ------------------------------------------------------------ posterior --
 
@@ -135,8 +176,30 @@ def test_gda_posterior_wrong_density_and_shape():
         joint = np.log(priors) - 0.5 * q
         return np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
 
-    _assert_fails(lib.checks.gda_posterior(no_logdet), "log-determinant")
+    _assert_fails(lib.checks.gda_posterior(no_logdet), "dropped the log-determinant")
     _assert_fails(lib.checks.gda_posterior(lambda *a: _posterior(*a).T), "transposed")
+    _assert_fails(lib.checks.gda_posterior(lambda *a: _posterior(*a).argmax(axis=1)), "one number per point")
+
+
+@pytest.mark.parametrize(
+    "mistake, fragments",
+    [("no_half", ["factor 1/2"]), ("covariance_not_inverse", ["instead of its inverse"])],
+)
+def test_gda_posterior_names_mistakes_in_the_gaussian(mistake, fragments):
+    def wrong(X, priors, means, covs):
+        K = len(priors)
+        logdet = np.array([np.linalg.slogdet(c)[1] for c in covs])
+        M = covs if mistake == "covariance_not_inverse" else np.linalg.inv(covs)
+        q = np.column_stack([np.einsum("ij,jk,ik->i", X - means[k], M[k], X - means[k]) for k in range(K)])
+        half = 1.0 if mistake == "no_half" else 0.5
+        joint = np.log(priors) - 0.5 * logdet - half * q
+        return np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+
+    _assert_fails(lib.checks.gda_posterior(wrong), *fragments)
+
+
+def test_gda_posterior_accepts_lists():
+    assert lib.checks.gda_posterior(lambda *a: _posterior(*a).tolist()).passed
 
 
 # ------------------------------------------------------------- logistic --
@@ -155,6 +218,10 @@ def _logistic(priors, means, cov, *, mistake=None):
         return w, q - lr
     if mistake == "quad_sign":
         return w, -q + lr
+    if mistake == "difference_not_sum":
+        return w, -0.5 * (means[1] - means[0]) @ w + lr
+    if mistake == "swapped":
+        return q + lr, w
     return w, q + lr
 
 
@@ -170,6 +237,8 @@ def test_lda_logistic_right_answer_passes_and_matches_lib():
         ("no_prior", ["missing the log-prior"]),
         ("flipped_prior", ["upside down"]),
         ("quad_sign", ["quadratic terms"]),
+        ("difference_not_sum", ["sum", "midpoint"]),
+        ("swapped", ["order (w, b)"]),
     ],
 )
 def test_lda_logistic_names_typical_mistakes(mistake, fragments):
@@ -178,6 +247,14 @@ def test_lda_logistic_names_typical_mistakes(mistake, fragments):
 
 def test_lda_logistic_b_as_length_one_array_is_fine():
     assert lib.checks.lda_logistic(lambda *a: (_logistic(*a)[0], np.array([_logistic(*a)[1]]))).passed
+
+
+def test_lda_logistic_w_as_list_or_column_is_fine_and_nan_is_explained():
+    assert lib.checks.lda_logistic(lambda *a: (_logistic(*a)[0].tolist(), _logistic(*a)[1])).passed
+    assert lib.checks.lda_logistic(lambda *a: (_logistic(*a)[0][:, None], _logistic(*a)[1])).passed
+    result = lib.checks.lda_logistic(lambda *a: (np.full(len(a[1][0]), np.nan), 0.0))
+    _assert_fails(result, "NaN", "division by zero")
+    assert "logsumexp" not in result.message
 
 
 # ------------------------------------------------------------- n params --
@@ -194,6 +271,14 @@ def _count(d, K, covariance_type, mistake=None):
         cov = K * d * d
     if mistake == "tied_per_class" and covariance_type == "tied":
         cov = K * d * (d + 1) // 2
+    if mistake == "one_variance" and covariance_type == "spherical":
+        cov = 1
+    if mistake == "shared_diag" and covariance_type == "diag":
+        cov = d
+    if mistake == "spherical_as_diag" and covariance_type == "spherical":
+        cov = K * d
+    if mistake == "no_means":
+        return priors + cov
     return priors + K * d + cov
 
 
@@ -209,6 +294,10 @@ def test_gda_n_params_right_answer_passes():
         ("K_priors", ["sum to one"]),
         ("d_squared", ["symmetric", "d(d+1)/2"]),
         ("tied_per_class", ["ONE covariance"]),
+        ("one_variance", ["spherical", "EACH class"]),
+        ("shared_diag", ["diag", "EACH class"]),
+        ("spherical_as_diag", ["one free number per class"]),
+        ("no_means", ["class means"]),
     ],
 )
 def test_gda_n_params_names_typical_mistakes(mistake, fragments):
@@ -243,13 +332,29 @@ def test_naive_bayes_vs_lda_right_answer_passes():
 
 
 def test_naive_bayes_vs_lda_names_typical_mistakes():
-    _assert_fails(lib.checks.naive_bayes_vs_lda(lambda *a: _nb_vs_lda(*a, mistake="swap")), "LDA accuracy")
+    _assert_fails(lib.checks.naive_bayes_vs_lda(lambda *a: _nb_vs_lda(*a, mistake="swap")), "swapped")
     _assert_fails(lib.checks.naive_bayes_vs_lda(lambda *a: _nb_vs_lda(*a, mistake="percent")), "between 0 and 1")
 
     def unseeded(rho, n_train, rng):
         return _nb_vs_lda(rho, n_train, np.random.default_rng())
 
     _assert_fails(lib.checks.naive_bayes_vs_lda(unseeded), "same seed")
+
+    def fixed_seed(rho, n_train, rng):
+        return _nb_vs_lda(rho, n_train, np.random.default_rng(0))
+
+    _assert_fails(lib.checks.naive_bayes_vs_lda(fixed_seed), "ignores its rng")
+
+    def error_rates(rho, n_train, rng):
+        nb, lda = _nb_vs_lda(rho, n_train, rng)
+        return 1 - nb, 1 - lda
+
+    _assert_fails(lib.checks.naive_bayes_vs_lda(error_rates), "error rates")
+
+    def wrong_model(rho, n_train, rng):  # LDA on the wrong covariance: rho ignored when sampling
+        return _nb_vs_lda(0.0, n_train, rng)
+
+    _assert_fails(lib.checks.naive_bayes_vs_lda(wrong_model), "large-sample value")
 
 
 # ------------------------------------------------------ generic failures --

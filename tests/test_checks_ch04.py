@@ -333,3 +333,67 @@ def test_lower_bound_names_typical_mistakes(variant, fragments):
 
 def test_lower_bound_array_return_is_rejected():
     _assert_fails(lib.checks.em_lower_bound(lambda X, r, *a: np.zeros(len(X))), "single number")
+
+
+# ------------------------------------------------------------------ further typical mistakes --
+
+
+def test_e_step_log_responsibilities_are_named():
+    def log_resp(X, w, m, v):
+        log_joint = _log_joint(X, w, m, v)
+        return log_joint - logsumexp(log_joint, axis=1, keepdims=True)
+
+    _assert_fails(lib.checks.em_e_step(log_resp), "log-responsibilities", "exponentiate")
+
+
+def test_e_step_accepts_a_list():
+    assert lib.checks.em_e_step(lambda X, w, m, v: _e_step(X, w, m, v).tolist()).passed
+
+
+def test_e_step_wrong_number_of_arguments():
+    _assert_fails(lib.checks.em_e_step(lambda X, w, m: _e_step(X, w, m, np.ones(len(w)))), "TypeError")
+
+
+def test_m_step_standard_deviations_are_named():
+    def stds(X, resp):
+        w, m, v = _m_step(X, resp)
+        return w, m, np.sqrt(v)
+
+    _assert_fails(lib.checks.em_m_step_spherical(stds), "standard deviations")
+
+
+def test_m_step_transposed_square_means_are_named():
+    # the first case has K = d = 3, so a transposed mean matrix has the right shape
+    def transposed(X, resp):
+        w, m, v = _m_step(X, resp)
+        return w, m.T, v
+
+    _assert_fails(lib.checks.em_m_step_spherical(transposed), "transposed")
+
+
+def test_m_step_with_lib_default_ridge_is_named():
+    _assert_fails(lib.checks.em_m_step_spherical(lambda X, r: mixture.m_step(X, r, "spherical")), "no ridge")
+
+
+def test_m_step_accepts_lists():
+    assert lib.checks.em_m_step_spherical(lambda X, r: [np.asarray(a).tolist() for a in _m_step(X, r)]).passed
+
+
+def test_run_negative_log_likelihood_is_named():
+    _assert_fails(lib.checks.em_run(lambda *a: -_run_em(*a)), "wrong sign", "negative log-likelihood")
+
+
+def test_run_wrong_number_of_arguments():
+    _assert_fails(lib.checks.em_run(lambda X, w, m, v: _run_em(X, w, m, v, 3)), "TypeError")
+
+
+def test_run_nan_is_named():
+    _assert_fails(lib.checks.em_run(lambda X, w, m, v, n_iter: np.full(n_iter + 1, np.nan)), "NaN")
+
+
+def test_lower_bound_negated_is_named():
+    _assert_fails(lib.checks.em_lower_bound(lambda *a: -_lower_bound(*a)), "wrong overall sign")
+
+
+def test_second_iteration_nan_is_named():
+    _assert_fails(lib.checks.em_second_iteration(float("nan")), "NaN")

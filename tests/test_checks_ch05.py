@@ -60,6 +60,8 @@ def test_elbo_discrete_accepts_right_answers():
         (lambda lj, q: (q * (lj - np.log(q))), "single number"),
         (lambda lj, q: float(np.sum(q * lj) - np.sum(q * np.log(q))), "0 * ln 0"),  # NaN at q = 0
         (lambda lj, q: float(np.sum(xlogy(q, np.exp(lj))) - np.sum(xlogy(q, q))), "exp(-1000)"),
+        (lambda lj, q: float(np.sum(q * lj) - np.sum(xlogy(q, q)) / np.log(2)), "np.log2"),
+        (lambda lj, q: elbo_right(lj, q) / len(q), "mean over the states"),
     ],
 )
 def test_elbo_discrete_names_the_mistake(wrong, fragment):
@@ -89,8 +91,27 @@ def test_elbo_gap_accepts_the_value_and_names_wrong_ones():
     _assert_fails(checks.elbo_gap_by_hand(float(np.sum(q * np.log(q / [0.75, 0.25])))), "prior")
     _assert_fails(checks.elbo_gap_by_hand(-gap), "negative")
     _assert_fails(checks.elbo_gap_by_hand(gap + 0.05), "not the gap")
-    _assert_fails(checks.elbo_gap_by_hand("0.1"), "single number")
+    _assert_fails(checks.elbo_gap_by_hand("0.1"), "string")
+    _assert_fails(checks.elbo_gap_by_hand(np.array([0.1, 0.2])), "single number")
+    _assert_fails(checks.elbo_gap_by_hand(float("nan")), "nan")
+    _assert_fails(checks.elbo_gap_by_hand(float("inf")), "infinite")
+    _assert_fails(checks.elbo_gap_by_hand(lambda: gap), "function")
+    _assert_fails(checks.elbo_gap_by_hand(gap / np.log(2)), "bits")
+    _assert_fails(checks.elbo_gap_by_hand(round(gap, 2)), "three decimals")
+    no_prior = lj - np.log([0.75, 0.25])
+    _assert_fails(checks.elbo_gap_by_hand(V.kl_to_posterior(no_prior, q)), "left out the prior")
+    _assert_fails(checks.elbo_gap_by_hand(V.kl_to_posterior(no_prior + np.log([0.25, 0.75]), q)), "swapped")
     assert checks.elbo_gap_by_hand(...).status == "not implemented"
+    assert checks.elbo_gap_by_hand(None).status == "not implemented"
+
+
+def test_elbo_gap_messages_do_not_reveal_the_answer():
+    lj = np.array([np.log(0.75) - 0.5 * np.log(2 * np.pi) - 2.0, np.log(0.25) - 0.5 * np.log(2 * np.pi)])
+    gap = V.kl_to_posterior(lj, np.array([0.5, 0.5]))
+    for wrong in (0.0, 0.5, -1.0, round(gap, 2), gap / np.log(2), "x"):
+        message = checks.elbo_gap_by_hand(wrong).message
+        for decimals in (2, 3, 4):
+            assert f"{gap:.{decimals}f}" not in message, message
 
 
 # ------------------------------------------------------------ ex-mean-field-update
@@ -196,6 +217,13 @@ def test_hard_em_step_names_the_mistake():
     _assert_fails(checks.hard_em_step(unbiased_cov), "covariances are not")
     _assert_fails(checks.hard_em_step(lambda X, w, mu, cov: hard_right(X, w, mu, cov)[:2]), "tuple")
 
+    def counts(X, w, mu, cov):
+        new_w, new_mu, new_cov = hard_right(X, w, mu, cov)
+        return new_w * len(X), new_mu, new_cov
+
+    _assert_fails(checks.hard_em_step(counts), "counts")
+    _assert_fails(checks.hard_em_step(lambda X, w, mu, cov: dict(weights=w)), "tuple")
+
 
 # ------------------------------------------------------------ ex-mean-field-gap
 
@@ -223,3 +251,5 @@ def test_mean_field_gap_accepts_right_answer_and_names_mistakes():
         return V.log_likelihood(X, params) - V.mean_field_elbo(X, params, lam)
 
     _assert_fails(checks.mean_field_gap(unconverged), "convergence")
+    _assert_fails(checks.mean_field_gap(lambda X, p: gap_right(X, p) / len(X)), "per data point")
+    _assert_fails(checks.mean_field_gap(lambda X: 0.0), "raised an exception")

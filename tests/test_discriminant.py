@@ -2,13 +2,15 @@
 
 Correspondences with scikit-learn (verified here, on Iris and on random data):
 
-* ``QuadraticDiscriminantAnalysis`` (QDA): scikit-learn 1.9 estimates each
-  class covariance with the maximum-likelihood denominator ``n_k``, exactly
-  like ``covariance_type="full"``.  Older releases divided by ``n_k - 1``
-  (see scikit-learn PR #33626, which made the solvers consistent).  The test
-  accepts either, measures which one is in use, and then compares posteriors
-  after rescaling our covariances by the same factor, so the correspondence is
-  exact in both cases.
+* ``QuadraticDiscriminantAnalysis`` (QDA): the installed scikit-learn (1.9.1
+  when this was written) estimates each class covariance with the
+  maximum-likelihood denominator ``n_k``, exactly like
+  ``covariance_type="full"``.  Older releases divided by ``n_k - 1``
+  (scikit-learn issue #15640 discusses the mismatch with LDA's ``n_k``; pull
+  request #33626 made the solvers consistent).  The test accepts either,
+  measures which one is in use, and then compares posteriors after rescaling
+  our covariances by the same factor, so the correspondence is exact in both
+  cases.
 * ``LinearDiscriminantAnalysis(solver="lsqr"|"eigen", store_covariance=True)``:
   ``covariance_`` is ``sum_k priors_[k] * S_k`` with ``S_k`` the biased (``/n_k``)
   class covariance.  With the default priors ``n_k / n`` this is the pooled

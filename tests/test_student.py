@@ -15,7 +15,6 @@ The execution tests run each chapter twice (student edition, then answer
 key), one kernel per run, with one BLAS thread.
 """
 
-import copy
 import json
 import re
 import subprocess

@@ -19,7 +19,6 @@ set-up cell built from ``_config.yml`` (repository URL) and ``pyproject.toml``
 """
 
 import argparse
-import copy
 import os
 import re
 import sys

@@ -62,6 +62,13 @@ def _raw_call(func, arg):
     "including t = -1000, -50, 50 and 1000, without overflow warnings or NaN.",
 )
 def stable_sigmoid(student_fn):
+    if callable(student_fn) and _raw_call(student_fn, 0.0)[1] is not None:
+        works_on_arrays = _raw_call(student_fn, np.array([0.0, 1.0]))[1] is None
+        if works_on_arrays:
+            raise Failure(
+                "sigmoid works on an array but raises on the plain number 0.0: indexing or boolean masks "
+                "need an array. Start with t = np.asarray(t, dtype=float)."
+            )
     value = expect_scalar(call(student_fn, 0.0, name="sigmoid"), "sigmoid(0)", name="sigmoid")
     if not np.isclose(value, 0.5, rtol=1e-12):
         raise Failure(f"sigmoid(0) should be exactly 1/2 (e^0 = 1), got {value:.6g}.")
@@ -95,13 +102,29 @@ def stable_sigmoid(student_fn):
                 "your function computes 1/(1 + e^(+t)) = sigmoid(-t): the exponent needs a minus sign, "
                 "sigma(t) = 1/(1 + e^(-t)), so that sigma(t) -> 1 as t -> +infinity."
             )
+        if getattr(out, "dtype", None) == np.float32:
+            raise Failure(
+                "sigmoid returns float32 (single precision, about 7 digits); work in float64, e.g. "
+                "t = np.asarray(t, dtype=float)."
+            )
+        wrong = ~np.isclose(got, want, rtol=1e-9, atol=0.0)
+        where = ", ".join(f"{x:g}" for x in t[wrong])
+        if not np.any(wrong & (np.abs(t) < 1000)):
+            raise Failure(
+                f"the values are right except at t = {where}, where sigma(t) rounds to exactly 0 or 1 in "
+                "double precision. Clipping t (or adding a small constant) changes the answer there; "
+                "exponentiate only non-positive numbers instead."
+            )
         if _close(got[t >= -5], want[t >= -5], rtol=1e-9, atol=0.0):
             raise Failure(
-                "the values are right for moderate t but lose all relative accuracy for t = -50 "
-                "(sigma(-50) is about 2e-22, not 0). Computing 1 - 1/(1 + e^t) subtracts two numbers "
-                "close to 1; compute e^t/(1 + e^t) for t < 0 instead."
+                f"the values are right for moderate t but lose their relative accuracy at t = {where} "
+                "(sigma(-50) is about 2e-22, a perfectly representable number, not 0). A formula that "
+                "subtracts numbers close to 1, such as 1 - 1/(1 + e^t), cancels there; compute "
+                "e^t/(1 + e^t) for t < 0 instead."
             )
-        raise Failure("sigmoid(t) does not match 1/(1 + e^(-t)); test it at t = 0, 1 and -1 by hand.")
+        raise Failure(
+            f"sigmoid(t) does not match 1/(1 + e^(-t)) at t = {where}; test it at t = 0, 1 and -1 by hand."
+        )
     if isinstance(exc, FloatingPointError):
         raise Failure(
             f"the values are right, but computing them for t = -1000 or 1000 triggers a floating-point "
@@ -203,7 +226,7 @@ def _sgd_variant(w, b, X, y, lr, order, *, sign=1.0, update_b=True, stale=False)
 @check(
     "ex-dvg-sgd",
     "one epoch matches per-sample updates in the given order on 3 problems (different orders, step sizes, "
-    "1 to 3 features).",
+    "1 to 3 features), and the caller's w is left unchanged.",
 )
 def sgd_epoch(student_fn):
     rng = np.random.default_rng(102)
@@ -244,17 +267,32 @@ def sgd_epoch(student_fn):
             "the parameters after one epoch do not match: for each i in order, r = y_i - sigma(w @ x_i + b), "
             "then w <- w + lr * r * x_i and b <- b + lr * r."
         )
+    # The statement asks for a function that leaves its input alone; `call` passes copies, so probe directly.
+    X, y = _overlapping_problem(rng, 6, 2)
+    w0 = np.array([0.3, -0.2])
+    probe = w0.copy()
+    try:
+        with np.errstate(all="ignore"):
+            student_fn(probe, 0.1, X, y, 0.5, np.arange(6)[::-1])
+    except Exception:  # already shown to work above; nothing more to learn here
+        pass
+    if not np.array_equal(probe, w0):
+        raise Failure(
+            "the values are right, but your function changed the array w it was given (an in-place update "
+            "such as w += ...), so the caller's starting point is lost. Work on a copy: "
+            "w = np.array(w, dtype=float) at the start."
+        )
 
 
 # ----------------------------------------------------------- ex-dvg-newton --
 
 
-def _newton_variant(w, b, X, y, *, weights="s", intercept=True, sign=1.0, step_only=False):
+def _newton_variant(w, b, X, y, *, weights="s", intercept=True, sign=1.0, step_only=False, scale=1.0):
     Xt = np.column_stack([X, np.ones(len(y))]) if intercept else X
     theta = np.append(w, b) if intercept else np.array(w, dtype=float)
     p = expit(X @ w + b)
     s = {"s": p * (1 - p), "p": p, "one": np.ones_like(p)}[weights]
-    delta = np.linalg.solve((Xt.T * s) @ Xt, Xt.T @ (y - p))
+    delta = scale * np.linalg.solve((Xt.T * s) @ Xt, Xt.T @ (y - p))
     new = delta if step_only else theta + sign * delta
     if intercept:
         return new[:-1], float(new[-1])
@@ -298,6 +336,11 @@ def newton_step(student_fn):
             )
         if same(_newton_variant(w, b, X, y, weights="p")):
             raise Failure("the weights are p_i (1 - p_i), the derivative of the sigmoid, not p_i.")
+        if same(_newton_variant(w, b, X, y, scale=n)) or same(_newton_variant(w, b, X, y, scale=1.0 / n)):
+            raise Failure(
+                "your step is n times too large or too small: the gradient and the Hessian must both be sums "
+                "over samples (or both means). Averaging only one of them scales the step by n."
+            )
         if same(_newton_variant(w, b, X, y, intercept=False)):
             raise Failure(
                 "b did not move and the step for w ignores b: append a column of ones to X so that w and b "
@@ -419,7 +462,7 @@ _NB_RIGHT_SIZES = np.array([10, 16, 25, 40, 63, 100, 160, 250, 400, 630, 1000])
 @check(
     "ex-dvg-nb-right",
     "both learning curves have the requested sizes, lie in [0, 0.6], were measured on held-out data, end "
-    "within 0.02 (naive Bayes) and 0.03 (logistic regression) of the Bayes error, and naive Bayes is ahead "
+    "within 0.03 (naive Bayes) and 0.04 (logistic regression) of the Bayes error, and naive Bayes is ahead "
     "on average for 25 to 250 training points.",
 )
 def naive_bayes_right(sizes, nb_errors, lr_errors):
@@ -429,6 +472,16 @@ def naive_bayes_right(sizes, nb_errors, lr_errors):
     sizes = np.asarray(sizes)
     if sizes.shape != _NB_RIGHT_SIZES.shape or not np.array_equal(sizes, _NB_RIGHT_SIZES):
         raise Failure("use the training-set sizes given in the starter cell, in that order.")
+    for value, what in [(nb_errors, "nb_errors"), (lr_errors, "lr_errors")]:
+        try:
+            has_nan = bool(np.any(np.isnan(np.asarray(value, dtype=float))))
+        except (TypeError, ValueError):
+            has_nan = False  # not numeric: expect_array below says so
+        if has_nan:
+            raise Failure(
+                f"{what} contains NaN: some size has no error recorded (a mean over an empty list, or an "
+                "entry never filled in). Compute one mean test error for every size."
+            )
     nb = expect_array(nb_errors, sizes.shape, "nb_errors (one mean test error per size)", name="your experiment")
     lr = expect_array(lr_errors, sizes.shape, "lr_errors (one mean test error per size)", name="your experiment")
     if np.any(nb < 0) or np.any(lr < 0) or np.any(nb > 0.6) or np.any(lr > 0.6):
@@ -443,16 +496,17 @@ def naive_bayes_right(sizes, nb_errors, lr_errors):
             "the training points are always linearly separable, so this is the TRAINING error: measure the "
             "error on the held-out test set."
         )
-    if abs(nb[-1] - bayes) > 0.02:
+    # The tolerances allow for the noise of a 1000-point test set shared by the whole curve.
+    if abs(nb[-1] - bayes) > 0.03:
         raise Failure(
-            "with 1000 training points naive Bayes, whose assumptions hold exactly here, should be within 0.02 "
-            "of the Bayes error, and yours is not. Check the data (rho = 0), the test set (large, drawn once), "
-            "and that you average over at least 16 training sets per size."
+            "with 1000 training points naive Bayes, whose assumptions hold exactly here, should be within 0.03 "
+            "of the Bayes error, and yours is not. Check the data (rho = 0), the test set (at least 2000 "
+            "points, drawn once) and that you average over at least 16 training sets per size."
         )
-    if abs(lr[-1] - bayes) > 0.03:
+    if abs(lr[-1] - bayes) > 0.04:
         raise Failure(
-            "with 1000 training points logistic regression should be within 0.03 of the Bayes error, and yours "
-            "is not. Use lib.logistic.LogisticRegression(l2=0.01) and the held-out test set."
+            "with 1000 training points logistic regression should be within 0.04 of the Bayes error, and yours "
+            "is not. Use lib.logistic.LogisticRegression(l2=0.01) and a held-out test set of at least 2000 points."
         )
     middle = (sizes >= 25) & (sizes <= 250)
     if nb[middle].mean() >= lr[middle].mean():

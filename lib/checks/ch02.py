@@ -5,6 +5,8 @@ Each check runs the student's answer on generated inputs, compares it with
 prints the reference answer for the exercise's own inputs.
 """
 
+import math
+
 import numpy as np
 
 from .. import mle
@@ -53,6 +55,17 @@ def bernoulli_mle(student_fn):
             raise Failure("you divided by n - 1; the MLE divides the number of ones by n.")
         if not 0 <= got <= 1:
             raise Failure(f"your estimate {got:.4g} is not a probability: it must lie in [0, 1].")
+        if 0 < want < 1 and got in (0.0, 1.0):
+            raise Failure(
+                f"your estimate is {got:.0f} on a sample of size {n} that contains both zeros and ones, "
+                "so it should lie strictly between 0 and 1. If you used integer division (//) or int(...), "
+                "divide with / instead."
+            )
+        if abs(got - want) < 0.01:
+            raise Failure(
+                f"your estimate is close to the MLE on a sample of size {n} but not equal to it: "
+                "return the fraction itself, without rounding."
+            )
         raise Failure(
             f"wrong estimate on a sample of size {n}. Set the derivative of the log-likelihood "
             "to zero again, and check the samples made only of zeros or only of ones."
@@ -100,6 +113,16 @@ def smoothed_categorical_mle(student_fn):
         if alpha > 0 and (_close(got, (counts + alpha) / (N * V + alpha))
                           or _close(got, (counts + alpha) / ((N + alpha) * V))):
             raise Failure("the denominator must be N + alpha * V (alpha times V, added to N).")
+        if alpha > 0 and seen.sum() < V and _close(got, (counts + alpha) / (N + alpha * seen.sum())):
+            raise Failure(
+                "V is the size of the vocabulary, i.e. the number of entries of counts (zeros included), "
+                "not the number of outcomes that were seen."
+            )
+        if np.all(got == np.floor(got)) and not np.all(want == np.floor(want)):
+            raise Failure(
+                "all your probabilities are whole numbers: integer division (//) truncates them; "
+                "divide with / (or convert the counts to float first)."
+            )
         if np.any(got < 0):
             raise Failure("probabilities cannot be negative.")
         if abs(got.sum() - 1) > 1e-6:
@@ -134,6 +157,11 @@ def spherical_gaussian_mle(student_fn):
             mean_arr = np.asarray(mean_out, dtype=float)
         except (TypeError, ValueError):
             mean_arr = None  # expect_array below reports it
+        var_shape = np.shape(var_out) if not isinstance(var_out, str) else None
+        if mean_arr is not None and mean_arr.size == 1 and d > 1 and var_shape == (d,):
+            raise Failure(
+                "the pair is in the wrong order: return (mean, variance), the mean vector first."
+            )
         if mean_arr is not None and mean_arr.size == 1 and d > 1:
             raise Failure(
                 "the mean is a vector with one entry per coordinate: average over the samples "
@@ -188,6 +216,7 @@ def spherical_gaussian_mle(student_fn):
 # KL( N(1, 1) || N(0, 4) ) to 4 decimals, and the values of typical mistakes.
 _KL_DECIMALS = 4
 _KL_DIGEST = "c465922bc4a921ba"
+_KL_DIGEST_2DP = "26ccbceee7efe4bd"  # the same value rounded to 2 decimals, to spot an over-rounded answer
 _KL_MISTAKES = {
     "9a8f8b949fba41b0": "that is KL(q || p), the other direction: KL is not symmetric; the expectation is under p.",
     "92c3d84c243fee6e": "you are missing the constant -1/2 (it comes from E_p[(x - mu_0)^2] / (2 sigma_0^2)).",
@@ -196,6 +225,9 @@ _KL_MISTAKES = {
         "the log term is ln(sigma_1 / sigma_0) = (1/2) ln(sigma_1^2 / sigma_0^2), not ln(sigma_1^2 / sigma_0^2)."
     ),
     "a30e7be5435ddac0": "that is the answer in bits (log base 2); the book uses natural logarithms (nats).",
+    "163823e12945d3f6": (
+        "you left out the mean term: E_p[(x - mu_1)^2] = sigma_0^2 + (mu_0 - mu_1)^2, and here the means differ."
+    ),
 }
 
 
@@ -213,6 +245,8 @@ def gaussian_kl_value(answer):
     for key, message in _KL_MISTAKES.items():
         if matches_digest(value, key, _KL_DECIMALS):
             raise Failure(message)
+    if round(value, 2) == value and digest(value, 2) == _KL_DIGEST_2DP:
+        raise Failure("give the value to at least 4 decimals (e.g. compute it with np.log), not rounded to 2.")
     raise Failure(
         "not the right value. Write KL(p || q) = E_p[ln p(x) - ln q(x)], expand both log-densities, "
         "and use E_p[x] = mu_0 and E_p[(x - mu_0)^2] = sigma_0^2."
@@ -228,6 +262,7 @@ def _kl_reference():
         "std_as_var": mle.gaussian_kl([1.0], 1.0, [0.0], 16.0),
         "log_var_ratio": np.log(4.0) + 2 / 8 - 0.5,
         "bits": right / np.log(2),
+        "no_mean_term": mle.gaussian_kl([0.0], 1.0, [0.0], 4.0),
     }
     return right, wrong
 
@@ -237,6 +272,45 @@ def _kl_reference():
 _EXPERIMENT_N = np.array([2, 3, 5, 10, 30])
 _EXPERIMENT_REPEATS = 20000
 _EXPERIMENT_SIGMA2 = 2.0
+_EXPERIMENT_N_SE = 6.0  # tolerance, in Monte Carlo standard errors
+
+
+def _chi2_raw_moment(k, m):
+    """E[X^m] for X ~ chi-square with k degrees of freedom: k (k + 2) ... (k + 2m - 2)."""
+    return float(np.prod([k + 2.0 * i for i in range(m)]))
+
+
+def _mse_and_relative_se(n, c, n_repeats):
+    """For the estimator c Q with Q / sigma^2 ~ chi2_{n-1}: MSE / sigma^4 and the relative
+    standard error of its average over n_repeats repetitions (exact, from chi-square moments)."""
+    k = n - 1
+    # Y = c X - 1 with X ~ chi2_k; E[Y^p] by the binomial theorem.
+    def moment(p):
+        return sum(float(math.comb(p, j)) * c**j * _chi2_raw_moment(k, j) * (-1) ** (p - j)
+                   for j in range(p + 1))
+    m2, m4 = moment(2), moment(4)
+    return m2, np.sqrt(m4 - m2**2) / m2 / np.sqrt(n_repeats)
+
+
+def _experiment_expectations(n_values, n_repeats, sigma2):
+    """Exact expected columns of the table and their relative Monte Carlo tolerances."""
+    n = np.asarray(n_values, dtype=float)
+    mean_mle = (n - 1) / n * sigma2
+    tol_mean = _EXPERIMENT_N_SE * np.sqrt(2.0 / (n - 1)) / np.sqrt(n_repeats)
+    mse_mle, tol_mle, mse_unb, tol_unb = [], [], [], []
+    for size in n_values:
+        m, se = _mse_and_relative_se(int(size), 1.0 / size, n_repeats)
+        mse_mle.append(m * sigma2**2)
+        tol_mle.append(_EXPERIMENT_N_SE * se)
+        m, se = _mse_and_relative_se(int(size), 1.0 / (size - 1), n_repeats)
+        mse_unb.append(m * sigma2**2)
+        tol_unb.append(_EXPERIMENT_N_SE * se)
+    return (mean_mle, tol_mean, np.array(mse_mle), np.array(tol_mle),
+            np.array(mse_unb), np.array(tol_unb))
+
+
+def _near(values, target, rel_tol):
+    return bool(np.all(np.abs(values - target) <= rel_tol * np.abs(target)))
 
 
 @check("ex-variance-mse-experiment",
@@ -250,38 +324,40 @@ def variance_mse_experiment(student_fn):
     got = expect_array(out, (n_values.shape[0], 3), "the table (average MLE, MSE of MLE, MSE of unbiased)",
                        name="variance_mse_experiment")
     n = n_values.astype(float)
-    mean_mle = (n - 1) / n * sigma2
-    mse_mle = (2 * n - 1) / n**2 * sigma2**2
-    mse_unbiased = 2 / (n - 1) * sigma2**2
+    mean_mle, tol_mean, mse_mle, tol_mle, mse_unbiased, tol_unb = _experiment_expectations(
+        n_values, _EXPERIMENT_REPEATS, sigma2)
     var_mle = 2 * (n - 1) / n**2 * sigma2**2  # variance only, without the squared bias
-    # Monte Carlo tolerances: about 5 standard errors (relative), from the chi-square moments.
-    if np.allclose(got[:, 0], sigma2, rtol=0.04):
+    # Tolerances: 6 Monte Carlo standard errors of each average, from the chi-square moments.
+    if _near(got[:, 0], sigma2, tol_mean):
         raise Failure(
             "the averages of column 0 are close to sigma^2 itself, so your estimator is unbiased: "
             "the MLE divides by n (np.var's default ddof=0) and centres at the sample mean, not at the true mean."
         )
-    if not np.allclose(got[:, 0], mean_mle, rtol=0.04):
+    if _near(got[:, 0], mean_mle * sigma2, tol_mean):
+        raise Failure(
+            "column 0 is sigma^2 times too large: rng.normal(loc, scale) takes the standard deviation "
+            "as scale, so draw with scale=np.sqrt(sigma2), not sigma2."
+        )
+    if not _near(got[:, 0], mean_mle, tol_mean):
         raise Failure(
             "column 0 (the average of the MLE over the repetitions) is not where the chapter's theorem "
             "puts it, (n - 1)/n sigma^2. Compute the variance MLE of each simulated sample with ddof=0."
         )
-    if np.allclose(got[:, 1], mse_unbiased, rtol=0.1) and np.allclose(got[:, 2], mse_mle, rtol=0.1):
+    if _near(got[:, 1], mse_unbiased, tol_unb) and _near(got[:, 2], mse_mle, tol_mle):
         raise Failure(
             "columns 1 and 2 are swapped: column 1 is the MSE of the MLE, column 2 of the unbiased estimator."
         )
-    if np.allclose(got[:, 1], var_mle, rtol=0.1):
+    if _near(got[:, 1], var_mle, tol_mle):
         raise Failure(
             "column 1 looks like the variance of the MLE around its own average; the MSE is the average "
             "of (sigma_hat^2 - sigma^2)^2 around the true sigma^2, which adds the squared bias."
         )
-    if not np.allclose(got[:, 1], mse_mle, rtol=0.1):
+    if not _near(got[:, 1], mse_mle, tol_mle):
         raise Failure("column 1 (mean squared error of the MLE, average of (estimate - sigma^2)^2) is off.")
-    if not np.allclose(got[:, 2], mse_unbiased, rtol=0.1):
+    if not _near(got[:, 2], mse_unbiased, tol_unb):
         raise Failure(
             "column 2 (mean squared error of the unbiased estimator, which divides by n - 1) is off."
         )
-    if not np.all(np.diff(got[:, 0]) > 0):
-        raise Failure("column 0 should increase with n: the bias -sigma^2/n shrinks.")
 
 
 def _digest_table():

@@ -36,9 +36,31 @@ def _spd(rng, d):
     return A @ A.T + 0.5 * np.eye(d)
 
 
+def _array(value, shape, what, name, nan_hint):
+    """:func:`expect_array` with a NaN/inf message that fits this exercise (``nan_hint``)."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is not None and arr.shape == tuple(shape) and not np.all(np.isfinite(arr)):
+        raise Failure(f"{name} returned NaN or an infinite value in {what}: {nan_hint}")
+    return expect_array(value, shape, what, name=name)
+
+
+def _gaussian_terms(X, means, covs):
+    """Per-class log-determinants (K,) and Mahalanobis forms (n, K), for naming mistakes."""
+    logdet = np.array([np.linalg.slogdet(c)[1] for c in covs])
+    quad = np.column_stack([np.sum((X - m) * np.linalg.solve(c, (X - m).T).T, axis=1) for m, c in zip(means, covs)])
+    return logdet, quad
+
+
+def _normalise(log_joint):
+    return np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
+
+
 def _tuple_of(out, n, what, name):
     if not isinstance(out, (tuple, list)) or len(out) != n:
-        got = f"a tuple of length {len(out)}" if isinstance(out, (tuple, list)) else f"a {type(out).__name__}"
+        got = f"a {type(out).__name__} of length {len(out)}" if isinstance(out, (tuple, list)) else f"a {type(out).__name__}"
         raise Failure(f"{name} should return {what} ({n} values in a tuple), got {got}.")
     return out
 
@@ -61,10 +83,12 @@ def gda_mle(student_fn):
         unequal = len(set(sizes)) > 1
         out = _tuple_of(call(student_fn, X, y, name="gda_mle"), 4,
                         "(priors, means, covariances, pooled)", "gda_mle")
-        priors = expect_array(out[0], (K,), "the priors", name="gda_mle")
-        means = expect_array(out[1], (K, d), "the class means", name="gda_mle")
-        covs = expect_array(out[2], (K, d, d), "the class covariances", name="gda_mle")
-        pooled = expect_array(out[3], (d, d), "the pooled covariance", name="gda_mle")
+        nan_hint = ("usually a class with no rows (a mean over zero rows is NaN) or a division by a zero "
+                    "count; the labels run from 0 to K - 1 and every class is present.")
+        priors = _array(out[0], (K,), "the priors", "gda_mle", nan_hint)
+        means = _array(out[1], (K, d), "the class means", "gda_mle", nan_hint)
+        covs = _array(out[2], (K, d, d), "the class covariances", "gda_mle", nan_hint)
+        pooled = _array(out[3], (d, d), "the pooled covariance", "gda_mle", nan_hint)
         ref_priors, ref_means, ref_covs = discriminant.fit_class_gaussians(X, y, "full")
         _, _, ref_pooled = discriminant.fit_class_gaussians(X, y, "tied")
 
@@ -91,6 +115,11 @@ def gda_mle(student_fn):
                     "your class covariances divide by n_k - 1 (np.cov's default), but the maximum-likelihood "
                     "estimate divides by n_k: use np.cov(..., bias=True) or divide the scatter by n_k."
                 )
+            if _close(np.moveaxis(covs, 2, 0), ref_covs):
+                raise Failure(
+                    "your class covariances are stacked along the last axis (shape (d, d, K)); "
+                    "covariances[k] must be the d x d matrix of class k, e.g. np.stack([...]) over k."
+                )
             if _close(covs, np.broadcast_to(np.cov(X.T, bias=True), covs.shape)):
                 raise Failure("every class covariance is the covariance of all of X: use only the rows of class k.")
             uncentred = np.stack([X[y == k].T @ X[y == k] / counts[k] for k in range(K)])
@@ -116,6 +145,11 @@ def gda_mle(student_fn):
                 )
             if _close(pooled, ref_pooled * n):
                 raise Failure("your pooled covariance is the within-class scatter: divide it by n.")
+            if _close(pooled, ref_covs.sum(axis=0)):
+                raise Failure(
+                    "your pooled covariance is the sum of the class covariances; weight class k by n_k / n "
+                    "(the weights sum to one)."
+                )
             raise Failure(
                 "the pooled covariance does not match the MLE (1/n) sum_i (x_i - mu_{y_i})(x_i - mu_{y_i})^T."
             )
@@ -148,7 +182,12 @@ def gda_posterior(student_fn):
         except (TypeError, ValueError):
             raise Failure(f"gda_posterior should return a numeric array of shape {(12, K)}, got a {type(out).__name__}.")
         if got.shape != (12, K):
-            hint = " It looks transposed." if got.shape == (K, 12) else ""
+            hint = ""
+            if got.shape == (K, 12):
+                hint = " It looks transposed."
+            elif got.shape == (12,):
+                hint = (" You returned one number per point (the predicted class?); return the whole "
+                        "probability vector of each point.")
             raise Failure(f"gda_posterior should return an array of shape (n_samples, K) = {(12, K)}, got {got.shape}.{hint}")
         log_joint = discriminant.log_joint(X, priors, means, covs, "full")
         ref_log = log_joint - logsumexp(log_joint, axis=1, keepdims=True)
@@ -178,6 +217,24 @@ def gda_posterior(student_fn):
                 "your posterior ignores the priors (it would be right only if all pi_k were equal): "
                 "add log pi_k to each class's log density before normalising."
             )
+        logdet, quad = _gaussian_terms(X, means, covs)
+        log_pi = np.log(priors)
+        if _close(got, _normalise(log_pi - 0.5 * quad), rtol=1e-6, atol=1e-8):
+            raise Failure(
+                "you dropped the log-determinant term -1/2 ln det Sigma_k. It differs between classes with "
+                "different covariances, so it does not cancel in Bayes' rule."
+            )
+        if _close(got, _normalise(log_pi - 0.5 * logdet - quad), rtol=1e-6, atol=1e-8):
+            raise Failure(
+                "the quadratic form is missing its factor 1/2: ln N(x | mu, Sigma) contains "
+                "-1/2 (x - mu)^T Sigma^{-1} (x - mu)."
+            )
+        with_cov = np.column_stack([np.sum((X - m) * ((X - m) @ c), axis=1) for m, c in zip(means, covs)])
+        if _close(got, _normalise(log_pi - 0.5 * logdet - 0.5 * with_cov), rtol=1e-6, atol=1e-8):
+            raise Failure(
+                "the quadratic form uses Sigma instead of its inverse: it is (x - mu)^T Sigma^{-1} (x - mu) "
+                "(solve a linear system, or use scipy.stats.multivariate_normal)."
+            )
         raise Failure(
             "the posteriors do not match Bayes' rule p(k | x) = pi_k N(x | mu_k, Sigma_k) / sum_l pi_l N(x | mu_l, Sigma_l); "
             "check the log-determinant and the quadratic form of the Gaussian log density."
@@ -199,7 +256,10 @@ def lda_logistic(student_fn):
         means = 2.0 * rng.normal(size=(2, d))
         cov = _spd(rng, d)
         out = _tuple_of(call(student_fn, priors, means, cov, name="lda_logistic"), 2, "(w, b)", "lda_logistic")
-        w = expect_array(np.ravel(out[0]) if np.size(out[0]) == d else out[0], (d,), "w", name="lda_logistic")
+        if d > 1 and np.size(out[0]) == 1 and np.size(out[1]) == d:
+            raise Failure("lda_logistic returned (b, w); return them in the order (w, b).")
+        nan_hint = "look for a division by zero, or a log of a non-positive prior ratio."
+        w = _array(np.ravel(out[0]) if np.size(out[0]) == d else out[0], (d,), "w", "lda_logistic", nan_hint)
         b = expect_scalar(out[1], "b", name="lda_logistic")
         w_ref, b_ref = discriminant.logistic_parameters(priors, means, cov)
         log_ratio = float(np.log(priors[1] / priors[0]))
@@ -221,6 +281,11 @@ def lda_logistic(student_fn):
             )
         if abs(log_ratio) > 1e-9 and np.isclose(b, b_ref - 2 * log_ratio, rtol=1e-6, atol=1e-9):
             raise Failure("the log-prior term in b is upside down: it is ln(pi_1 / pi_0), not ln(pi_0 / pi_1).")
+        if np.isclose(b, -0.5 * float((means[1] - means[0]) @ w_ref) + log_ratio, rtol=1e-6, atol=1e-9):
+            raise Failure(
+                "b uses the difference of the means where it needs their sum: "
+                "b = -1/2 (mu_0 + mu_1)^T w + ln(pi_1 / pi_0), so the boundary passes near the midpoint."
+            )
         if np.isclose(b, -(b_ref - log_ratio) + log_ratio, rtol=1e-6, atol=1e-9):
             raise Failure(
                 "the quadratic terms of b have the wrong signs: b = -1/2 mu_1^T Sigma^{-1} mu_1 "
@@ -245,8 +310,16 @@ def gda_n_params(student_fn):
             if got == want:
                 continue
             where = f"(d={d}, K={K}, covariance_type={covariance_type!r})"
+            # mistakes about one covariance type first: for some (d, K) their counts coincide with
+            # the generic slips below (e.g. K - 1 = K d - d when d = 1 and K = 2)
             if covariance_type == "tied" and got == discriminant.n_parameters(d, K, "full"):
                 raise Failure(f"{where}: 'tied' has ONE covariance matrix shared by all K classes.")
+            if covariance_type == "diag" and got == want - (K - 1) * d:
+                raise Failure(f"{where}: 'diag' gives EACH class its own d variances, K d in all.")
+            if covariance_type == "spherical" and got == want - (K - 1):
+                raise Failure(f"{where}: 'spherical' gives EACH class its own variance sigma_k^2, K in all.")
+            if covariance_type == "spherical" and got == want - K + K * d:
+                raise Failure(f"{where}: a spherical covariance sigma_k^2 I has one free number per class, not d.")
             if got == want - (K - 1):
                 raise Failure(f"{where}: you left out the class priors; they add K - 1 free parameters.")
             if got == want + 1:
@@ -274,8 +347,8 @@ def _theory_accuracies(rho, delta=1.0):
 
 @check(
     "ex-gda-naive-bayes",
-    "both accuracies lie in [0, 1], are reproducible for a fixed seed, and with 2000 training points "
-    "are within 0.03 of their large-sample values for rho = 0 and rho = 0.9.",
+    "both accuracies lie in [0, 1], are reproducible for a fixed seed and change with the seed, and with "
+    "2000 training points are within 0.03 of their large-sample values for rho = 0 and rho = 0.9.",
 )
 def naive_bayes_vs_lda(student_fn):
     for rho in (0.0, 0.9):
@@ -288,7 +361,17 @@ def naive_bayes_vs_lda(student_fn):
         again = call(student_fn, rho, 2000, np.random.default_rng(5), name="naive_bayes_vs_lda")
         if not (np.isclose(float(again[0]), acc_nb) and np.isclose(float(again[1]), acc_lda)):
             raise Failure("two runs with the same seed give different results: draw every random number from rng.")
+        other = call(student_fn, rho, 2000, np.random.default_rng(6), name="naive_bayes_vs_lda")
+        if float(other[0]) == acc_nb and float(other[1]) == acc_lda:
+            raise Failure(
+                "two different generators give exactly the same accuracies: your function ignores its rng "
+                "argument. Draw the training and test sets with the rng you receive."
+            )
         lda_inf, nb_inf = _theory_accuracies(rho)
+        if rho > 0 and abs(acc_nb - lda_inf) < 0.03 and abs(acc_lda - nb_inf) < 0.03:
+            raise Failure("the two accuracies are swapped: return (accuracy_nb, accuracy_lda) in that order.")
+        if abs((1 - acc_lda) - lda_inf) < 0.03 and abs((1 - acc_nb) - nb_inf) < 0.03:
+            raise Failure("these look like error rates: return accuracies, the fraction classified CORRECTLY.")
         if rho == 0.0 and abs(acc_nb - acc_lda) > 0.03:
             raise Failure(
                 "with rho = 0 the two features are independent within each class, so naive Bayes and LDA should "

@@ -72,6 +72,11 @@ def em_e_step(student_fn):
         _reject_tuple(out, "the responsibilities", "e_step_spherical")
         resp = expect_array(out, (n, K), "the responsibilities", name="e_step_spherical")
         if np.any(resp < -1e-12):
+            if np.all(resp <= 1e-12) and np.allclose(np.exp(resp).sum(axis=1), 1.0, atol=1e-8):
+                raise Failure(
+                    "you returned the log-responsibilities ln(gamma_ik) (all entries <= 0): "
+                    "exponentiate them, resp = exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))."
+                )
             raise Failure("some responsibilities are negative; they are probabilities.")
         row_sums = resp.sum(axis=1)
         if not np.allclose(row_sums, 1.0, atol=1e-8):
@@ -186,6 +191,11 @@ def em_m_step_spherical(student_fn):
                 )
             if np.allclose(means, weighted_sum / n, rtol=1e-7):
                 raise Failure("your means divide by n; a component's mean divides by its soft count n_k.")
+            if means.shape[0] == means.shape[1] and np.allclose(means.T, want_m, rtol=1e-7, atol=1e-10):
+                raise Failure(
+                    "your means are transposed: means[k] must be the mean of component k, a row of "
+                    "length d (shape (K, d)); resp.T @ X has that layout."
+                )
             if np.allclose(means, np.broadcast_to(X.mean(axis=0), means.shape), rtol=1e-7):
                 raise Failure(
                     "every component got the plain data mean: weight each x_i by resp[i, k] "
@@ -211,6 +221,19 @@ def em_m_step_spherical(student_fn):
             for value, message in mistakes:
                 if np.allclose(variances, value, rtol=1e-7):
                     raise Failure(message)
+            if np.allclose(variances ** 2, want_v, rtol=1e-7):
+                raise Failure(
+                    "your variances look like standard deviations (their squares are right): return "
+                    "sigma_k^2 itself, without a square root."
+                )
+            if np.allclose(variances - want_v, np.full(K, (variances - want_v)[0]), rtol=0, atol=1e-9) and (
+                1e-12 < (variances - want_v)[0] < 1e-2
+            ):
+                raise Failure(
+                    "your variances are right up to a small constant added to each of them: the exercise "
+                    "asks for the plain update with no ridge (lib.mixture.m_step adds reg_covar=1e-6 "
+                    "unless told otherwise)."
+                )
             raise Failure(
                 "your variances differ from sigma_k^2 = sum_i resp[i, k] ||x_i - mu_k||^2 / (d * n_k), "
                 "computed with the *new* means."
@@ -233,6 +256,8 @@ def em_second_iteration(answer):
         raise NotImplementedYet()
     if answer is None:
         raise Failure("answer is None: assign your number, e.g. answer = 0.123.")
+    if isinstance(answer, float) and np.isnan(answer):
+        raise Failure("answer is NaN: assign the number you computed, e.g. answer = 0.123.")
     value = expect_scalar(answer, "pi_1", name="answer")
     if not 0.0 <= value <= 1.0:
         raise Failure("a mixing weight lies between 0 and 1; check the soft counts n_k and the division by n = 4.")
@@ -298,6 +323,12 @@ def em_run(student_fn):
                 "log-likelihood at the initial parameters, before any iteration."
             )
         history = expect_array(arr, (n_iter + 1,), "the log-likelihood history", name="run_em")
+        want = _reference_history(mixture, X, w0, m0, v0, n_iter)
+        if np.allclose(-history, want, rtol=1e-7, atol=1e-9) or np.allclose(-history, want / len(X), rtol=1e-7):
+            raise Failure(
+                "your values have the wrong sign: record the log-likelihood ell(theta) of equation gmm-loglik "
+                "(negative here, and rising under EM), not the negative log-likelihood."
+            )
         drops = np.flatnonzero(np.diff(history) < -1e-8 * np.maximum(1.0, np.abs(history[1:])))
         if drops.size:
             raise Failure(
@@ -305,12 +336,11 @@ def em_run(student_fn):
                 "(corollary cor-em-monotone). Look for a bug in the M-step: means divided by n_k, "
                 "variances by d * n_k, computed with the new means."
             )
-        want = _reference_history(mixture, X, w0, m0, v0, n_iter)
         if np.allclose(history, want, rtol=1e-7, atol=1e-9):
             continue
         if np.allclose(history, want / len(X), rtol=1e-7):
             raise Failure(
-                "you recorded the average log-likelihood per sample; record the total L(theta) of "
+                "you recorded the average log-likelihood per sample; record the total ell(theta) of "
                 "equation gmm-loglik (the sum over the samples)."
             )
         if not np.isclose(history[0], want[0], rtol=1e-7):
@@ -320,7 +350,7 @@ def em_run(student_fn):
                     "initial parameters."
                 )
             raise Failure(
-                "your first entry is not the log-likelihood L(theta) (equation gmm-loglik) at the initial "
+                "your first entry is not the log-likelihood ell(theta) (equation gmm-loglik) at the initial "
                 "parameters; check the log-likelihood computation (log-sum-exp over the components, "
                 "including ln(weights))."
             )
@@ -378,8 +408,13 @@ def em_lower_bound(student_fn):
                 )
             if np.isclose(value, L, rtol=1e-7):
                 raise Failure(
-                    f"for {label} you returned the log-likelihood L(theta), which does not depend on Q; "
-                    "G(Q, theta) equals L only when Q is the E-step's posterior (lemma lem-em-e-step)."
+                    f"for {label} you returned the log-likelihood ell(theta), which does not depend on Q; "
+                    "G(Q, theta) equals ell(theta) only when Q is the E-step's posterior (lemma lem-em-e-step)."
+                )
+            if np.isclose(value, -want, rtol=1e-7):
+                raise Failure(
+                    f"for {label} your value has the wrong overall sign: G(Q, theta) is a lower bound on the "
+                    "log-likelihood (not a loss), G = F(Q, theta) + sum_i H(Q_i)."
                 )
             if np.isclose(value, want / n, rtol=1e-7):
                 raise Failure("you returned an average over the samples; G sums over i = 1..n.")

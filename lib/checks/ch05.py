@@ -63,6 +63,12 @@ def elbo_discrete(student_fn):
         if _close(got, want - np.log(len(q))) or _close(got, want + np.log(len(q))):
             raise Failure("your value is off by ln(number of states): average with the weights q(z), not "
                           "with 1/S, and do not normalise the log-joint.")
+        if _close(got, cross + entropy / np.log(2)):
+            raise Failure("your entropy term is in bits: use the natural logarithm np.log(q), not np.log2, "
+                          "so that both terms are in nats like ln p(x, z).")
+        if _close(got, want / len(q)):
+            raise Failure("you took a mean over the states instead of a sum: the ELBO is sum_z q(z) (ln p(x, z) "
+                          "- ln q(z)); the weights q(z) already do the averaging.")
         if got > logsumexp(lj) + 1e-9:
             raise Failure("your value exceeds ln p(x) = logsumexp(log_joint), which no lower bound can do.")
         raise Failure("your value differs from sum_z q(z) (ln p(x, z) - ln q(z)) on a random case.")
@@ -109,13 +115,20 @@ def elbo_discrete(student_fn):
 # Model of the exercise: p(z=1) = 1/4, x | z ~ N(2z, 1), x = 2, q = (1/2, 1/2).
 _GAP_DIGEST = "231bd58a2f7a50f4"  # digest(KL(q || p(z | x)), 3)
 _GAP_WRONG = {}  # filled below from digests of the usual wrong answers
+_GAP_DIGEST_2 = None  # digest of the gap to 2 decimals (a near miss), filled below
 
 
 @check("ex-elbo-gap", "your number rounds to the gap ln p(x) - ELBO(q) = KL(q || p(z | x)) to 3 decimals.")
 def elbo_gap_by_hand(answer):
     if answer is Ellipsis or answer is None:
         raise NotImplementedYet()
-    value = expect_scalar(answer, "the gap", name="your answer")
+    if isinstance(answer, (str, bytes)):
+        raise Failure("`answer` is a string: assign the number itself, e.g. answer = 0.123 (no quotes).")
+    if callable(answer):
+        raise Failure("`answer` is a function: assign the number itself, e.g. answer = 0.123.")
+    value = expect_scalar(answer, "the gap", name="`answer`")
+    if not np.isfinite(value):
+        raise Failure("`answer` is infinite; the gap for this q is a finite number of nats.")
     if matches_digest(value, _GAP_DIGEST, 3):
         return
     for digest_, message in _GAP_WRONG.items():
@@ -124,6 +137,9 @@ def elbo_gap_by_hand(answer):
     if value < 0:
         raise Failure("the gap ln p(x) - ELBO is a KL divergence, so it cannot be negative: check the order "
                       "of the subtraction.")
+    if digest(value, 2) == _GAP_DIGEST_2:  # right to 2 decimals, not to 3
+        raise Failure("close, but not right to three decimals: carry full precision through the computation "
+                      "and round only the final gap.")
     raise Failure("not the gap yet. Compute ln p(x, z) for z = 0 and z = 1, then ln p(x) with logsumexp, the "
                   "ELBO sum_z q(z)(ln p(x, z) - ln q(z)), and subtract.")
 
@@ -147,6 +163,16 @@ def _init_gap_digests():
     _GAP_WRONG[digest(float(np.sum(q * np.log(q / prior))), 3)] = (
         "this is KL(q || p(z)), the divergence to the prior. The gap is the divergence to the posterior "
         "p(z | x), which also depends on the likelihood of x = 2.")
+    log_lik = lj - np.log([0.75, 0.25])  # ln p(x | z) alone
+    _GAP_WRONG[digest(V.kl_to_posterior(log_lik, q), 3)] = (
+        "you left out the prior: ln p(x, z) = ln p(z) + ln p(x | z), with p(z = 1) = 1/4 and p(z = 0) = 3/4.")
+    _GAP_WRONG[digest(V.kl_to_posterior(log_lik + np.log([0.25, 0.75]), q), 3)] = (
+        "the prior is swapped: p(z = 1) = 1/4, so p(z = 0) = 3/4.")
+    gap = V.kl_to_posterior(lj, q)
+    _GAP_WRONG[digest(gap / np.log(2), 3)] = (
+        "this is the gap in bits (log base 2); the book measures it in nats, with the natural logarithm.")
+    global _GAP_DIGEST_2
+    _GAP_DIGEST_2 = digest(gap, 2)
 
 
 _init_gap_digests()
@@ -276,6 +302,9 @@ def hard_em_step(student_fn):
             raise Failure("your assignments ignore the mixing weights: the hard E-step takes the argmax of "
                           "ln pi_k + ln N(x_i | mu_k, Sigma_k), not of the density alone.")
         ref = results["ref"]
+        if _close(got_w, ref[0] * len(X), 1e-6):
+            raise Failure("your weights are the counts n_k of points per component: divide by the number of "
+                          "points n so that they sum to 1.")
         if _close(got_w, ref[0], 1e-6) and _close(got_mu, ref[1], 1e-6):
             raise Failure("weights and means are right but the covariances are not: average the outer "
                           "products (x_i - mu_k)(x_i - mu_k)^T over the points assigned to k, around the new "
@@ -306,6 +335,9 @@ def mean_field_gap(student_fn):
                           "the log-likelihood, not the other way round.")
         if abs(got + want) <= 1e-6 * (1 + abs(want)) and want > 1e-6:
             raise Failure("your gap has the wrong sign.")
+        if want > 1e-6 and abs(got * len(X) - want) <= 1e-6 * (1 + abs(want)):
+            raise Failure("you returned the gap per data point: return the total ln p(X) - ELBO over all points "
+                          "(divide by n only for the plot of part (c)).")
         if abs(got) < 1e-8 and want > 1e-6:
             raise Failure("your gap is 0 on a model with coupled causes: compute the ELBO of the mean-field q "
                           "(mean_field_elbo at the converged lambda), not of the exact posterior.")
