@@ -42,8 +42,9 @@ from typing import NamedTuple
 import numpy as np
 from scipy import linalg
 from scipy.special import expit, logsumexp, xlogy
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError
+import scipy.sparse
+from sklearn.base import BaseEstimator, DensityMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import gaussian
 from ._validation import (
@@ -739,7 +740,7 @@ def m_step(X, Ez, sum_Ezz, reg_variance=0.0):
 # ================================================================ estimator
 
 
-class FactorialMixture(BaseEstimator):
+class FactorialMixture(TransformerMixin, DensityMixin, BaseEstimator):
     r"""Factorial model with binary causes, fitted by exact or mean-field variational EM.
 
     Each iteration runs an E-step (the exact posterior over the :math:`2^M`
@@ -814,9 +815,54 @@ class FactorialMixture(BaseEstimator):
         components = scale * rng.standard_normal((self.n_causes, X.shape[1]))
         return FactorialParams(np.full(self.n_causes, 0.5), components, scale**2)
 
+    def _validate_X(self, X, *, reset):
+        """``X`` as checked by :func:`check_data`, plus scikit-learn's bookkeeping.
+
+        ``check_data`` gives the book's error messages and the array used for
+        the computation; ``validate_data`` records (``reset=True``) or checks
+        (``reset=False``) ``n_features_in_`` / ``feature_names_in_``.
+        """
+        if scipy.sparse.issparse(X):
+            raise TypeError(
+                "FactorialMixture does not accept sparse input (a scipy.sparse matrix or array); "
+                "convert it with X.toarray() first."
+            )
+        try:  # for the checks below only (np.ndim & co. do not accept every array-like)
+            arr = np.asarray(X)
+        except Exception:
+            arr = None  # check_data explains ragged or exotic input
+        shape = None if arr is None else arr.shape
+        if shape is not None and len(shape) == 1:
+            raise ValueError(
+                f"X must be 2-dimensional (n_samples, n_features), got shape {shape}. "
+                "Reshape your data either using X.reshape(-1, 1) if it has a single feature "
+                "or X.reshape(1, -1) if it contains a single sample."
+            )
+        # Three cases worded as scikit-learn's estimator checks expect; check_data does the rest.
+        if arr is not None and np.iscomplexobj(arr):
+            raise ValueError(
+                "Complex data not supported: X must hold real numbers; "
+                "keep X.real and X.imag as separate features if both matter."
+            )
+        if isinstance(X, np.ndarray) and X.dtype.kind == "O":
+            try:
+                np.asarray(X, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(
+                    f"X must hold numbers only ({exc}); convert or drop the non-numeric columns first."
+                ) from None
+        if shape is not None and len(shape) == 2 and shape[1] == 0:
+            raise ValueError(
+                f"X has 0 feature(s) (shape={shape}) while a minimum of 1 is required; "
+                "pass at least one column."
+            )
+        X_checked = check_data(X, "X")  # the book's messages for None, text, NaN/inf, ...
+        validate_data(self, X, reset=reset, dtype=np.float64)
+        return X_checked
+
     def fit(self, X, y=None):
         """Run EM on ``X`` (shape ``(n_samples, n_features)``); returns ``self``."""
-        X = check_data(X, "X")
+        X = self._validate_X(X, reset=True)
         check_positive_int(self.n_causes, "n_causes")
         if self.n_causes > 12:
             raise ValueError(
@@ -847,7 +893,15 @@ class FactorialMixture(BaseEstimator):
                 Ez, sum_Ezz = mean_field_moments(lam)
                 after_e = mean_field_elbo(X, params, lam)
             # M-step: theta^(t+1) = argmax_theta L(q^(t), theta)
-            params = m_step(X, Ez, sum_Ezz, self.reg_variance)
+            try:
+                params = m_step(X, Ez, sum_Ezz, self.reg_variance)
+            except ValueError as exc:
+                if X.shape[0] == 1:  # the usual way to get here: say why
+                    raise ValueError(
+                        f"{exc} With n_samples=1 the causes can explain the single sample "
+                        "exactly; fit on more samples."
+                    ) from None
+                raise
             if self.method == "exact":
                 after_m = elbo(log_joint(X, params), post)
             else:
@@ -865,26 +919,24 @@ class FactorialMixture(BaseEstimator):
         self.n_iter_ = len(trace)
         return self
 
-    def _check_fitted(self):
-        if not hasattr(self, "params_"):
-            raise NotFittedError("this FactorialMixture is not fitted yet; call fit(X) first.")
-
     def posterior(self, X):
         """Exact posterior over the ``2**n_causes`` states, shape ``(n_samples, 2**n_causes)``."""
-        self._check_fitted()
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
         return exact_posterior(X, self.params_)
 
     def transform(self, X):
         r""":math:`\mathbb E_q[z_i]` under the fitted model (exact or mean-field, as fitted)."""
-        self._check_fitted()
-        X = check_data(X, "X")
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
         if self.method == "exact":
             return exact_moments(exact_posterior(X, self.params_), self.n_causes)[0]
         return mean_field_e_step(X, self.params_, n_sweeps=max(self.n_sweeps, 50), tol=1e-10)
 
     def score_samples(self, X):
         r"""Exact :math:`\ln p(x_i)` for each row, shape ``(n_samples,)``."""
-        self._check_fitted()
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
         return logsumexp(log_joint(X, self.params_), axis=1)
 
     def score(self, X, y=None):
@@ -893,7 +945,7 @@ class FactorialMixture(BaseEstimator):
 
     def sample(self, n_samples=1, random_state=None):
         """Draw ``(X, Z)`` from the fitted model."""
-        self._check_fitted()
+        check_is_fitted(self)
         return sample(self.params_, n_samples, random_state)
 
 

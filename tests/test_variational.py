@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import multivariate_normal
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lib import mixture
 from lib import variational as V
@@ -359,3 +360,13 @@ def test_unfitted_estimator_and_bad_parameters_raise(factorial_data):
         V.mean_field_update(X, params, np.full((60, 3), 0.5), 3)
     with pytest.raises(ValueError, match="lam"):
         V.mean_field_e_step(X, params, lam_init=np.full((60, 2), 0.5))
+
+
+# ---------------------------------------------------------------- scikit-learn's estimator contract
+
+
+@parametrize_with_checks([V.FactorialMixture(n_causes=2, n_iter=5, random_state=0)])
+def test_sklearn_estimator_checks(estimator, check):
+    # No check is skipped for lib's own reasons; scikit-learn skips the array-API
+    # check itself (SCIPY_ARRAY_API unset).
+    check(estimator)
