@@ -78,13 +78,13 @@ _EMPTY_COUNT = _COUNT_EPS
 #: route of the fast path instead of the x x^T features (measured crossover).
 _MAX_QUADRATIC_FEATURES_DIM = 20
 
-#: The fast path keeps the feature matrix phi(X) in memory when it needs at most
-#: this many bytes, and otherwise rebuilds it block by block at each iteration.
-_PHI_MEMORY_BUDGET = 1 << 30  # 1 GiB
+#: The fast path keeps the features phi(X) of all rows when they take at most
+#: this many bytes (or are no wider than the data); see _SufficientStatistics.
+_KEEP_FEATURES_BYTES = 32 << 20  # 32 MiB
 
 #: The fast path works on blocks of rows whose per-block arrays take about this
 #: many bytes, so that a block stays in cache between the E- and the M-step.
-_BLOCK_BYTES = 1 << 20  # 1 MiB
+_BLOCK_BYTES = 1 << 21  # 2 MiB
 
 _INIT_PARAMS = ("kmeans++", "random", "random_from_data", "given")
 
@@ -601,18 +601,34 @@ class GaussianMixture(DensityMixin, BaseEstimator):
 
     **Empty components.**  If a component's soft count
     :math:`n_k = \sum_i \gamma_{ik}` falls below ``10 * eps`` (about
-    :math:`2 \times 10^{-15}` of one data point) its M-step is 0/0, and
-    :meth:`fit` raises a ``ValueError`` that names the component and suggests
-    fewer components, another initialisation or a larger ``reg_covar``.  It is
-    not silently re-seeded: a re-seed would break EM's monotonicity guarantee
-    and hide the problem.  This happens when initial means lie far from every
-    point, or when ``X`` has fewer distinct points than components (two seeds
-    on the same point).  scikit-learn instead keeps such a component alive,
-    with its mean pulled to the origin.
+    :math:`2 \times 10^{-15}` of one data point) its M-step is 0/0.  This
+    happens when initial means lie far from every point, or when ``X`` has
+    fewer distinct points than components (two seeds on the same point).
+    :meth:`fit` (and :func:`m_step`) then raise a ``ValueError`` that names the
+    component and suggests fewer components, another initialisation or a
+    larger ``reg_covar``.  The component is not silently re-seeded: a re-seed
+    would break EM's monotonicity guarantee and hide the problem.
+    scikit-learn instead keeps such a component alive, with its mean pulled
+    towards the origin.
 
     **scikit-learn's estimator checks** (``check_estimator``) all pass.  The
     only one reported as skipped, ``check_array_api_input``, skips itself: this
     estimator is numpy-only and does not claim array-API support.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lib.mixture import GaussianMixture
+    >>> X = np.array([[1, 2], [1, 4], [1, 0], [10, 2], [10, 4], [10, 0]])
+    >>> gm = GaussianMixture(n_components=2, random_state=0).fit(X)
+    >>> gm.means_
+    array([[ 1.,  2.],
+           [10.,  2.]])
+    >>> gm.predict([[0, 0], [12, 3]])
+    array([0, 1])
+    >>> len(gm.log_likelihood_history_) == gm.n_iter_ + 1
+    True
+
     """
 
     def __init__(
@@ -965,25 +981,24 @@ def _features(Xc, covariance_type):
     """phi(Xc), shape (m, D): see the table above."""
     m, d = Xc.shape
     D = _n_phi_columns(d, covariance_type)
-    if D == 1 + d:  # [1, x]
+    if D == 1 + d or covariance_type in ("diag", "spherical"):
         phi = np.empty((m, D))
         phi[:, 0] = 1.0
-        phi[:, 1:] = Xc
+        phi[:, 1 : 1 + d] = Xc
+        if covariance_type == "diag":
+            np.square(Xc, out=phi[:, 1 + d :])
+        elif covariance_type == "spherical":
+            np.einsum("ij,ij->i", Xc, Xc, out=phi[:, 1 + d])
         return phi
-    # Built transposed so that every feature is a contiguous row, then viewed as (m, D).
+    # full: built transposed so that every product x_a x_b is a contiguous row
     XcT = np.ascontiguousarray(Xc.T)  # (d, m)
     phiT = np.empty((D, m))
     phiT[0] = 1.0
     phiT[1 : 1 + d] = XcT
-    if covariance_type == "full":
-        row = 1 + d
-        for a in range(d):  # x_a x_b for b >= a, in np.triu_indices order
-            np.multiply(XcT[a], XcT[a:], out=phiT[row : row + d - a])
-            row += d - a
-    elif covariance_type == "diag":
-        np.square(XcT, out=phiT[1 + d :])
-    else:  # spherical
-        np.einsum("jm,jm->m", XcT, XcT, out=phiT[1 + d])
+    row = 1 + d
+    for a in range(d):  # x_a x_b for b >= a, in np.triu_indices order
+        np.multiply(XcT[a], XcT[a:], out=phiT[row : row + d - a])
+        row += d - a
     return phiT.T  # (m, D), Fortran-ordered: fine for BLAS
 
 
@@ -1070,7 +1085,7 @@ def _normalise_rows(log_p):
 
 
 class _SufficientStatistics:
-    """Centred data and its features phi(X) for one fit; runs the fast E- and M-steps.
+    """Centred data (and its narrow features) for one fit; runs the fast E- and M-steps.
 
     Parameters are exchanged in centred coordinates: ``means_c = means - shift``.
     The M-step's input is the tuple ``(counts, sums, second)``:
@@ -1086,10 +1101,14 @@ class _SufficientStatistics:
         self.shift = X.mean(axis=0)  # (d,)
         self.Xc = X - self.shift  # (n, d)
         self.blocks = _row_blocks(self.n_samples, self.n_features, n_components, covariance_type)
+        # Features no wider than the data ([1, x], [1, x, ||x||^2]) are kept, and so are small
+        # ones.  Large wide ones (x**2, x x^T) are rebuilt block by block at every pass:
+        # building them in cache costs no more than reading them back from memory
+        # (measured), and memory stays O(n d).
         n_columns = _n_phi_columns(self.n_features, covariance_type)
-        if 8 * self.n_samples * n_columns <= _PHI_MEMORY_BUDGET:
+        if n_columns <= self.n_features + 2 or 8 * self.n_samples * n_columns <= _KEEP_FEATURES_BYTES:
             self.phi = [_features(self.Xc[rows], covariance_type) for rows in self.blocks]
-        else:  # too large to keep: rebuilt block by block at every pass
+        else:
             self.phi = None
         # tied: sum_i x_i x_i^T does not depend on the responsibilities
         self.scatter = self.Xc.T @ self.Xc if covariance_type == "tied" else None
