@@ -9,12 +9,15 @@ boundary, and then trusts its arrays.
 import numbers
 
 import numpy as np
+import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning  # re-exported: one warning class for both libraries
+from sklearn.utils.validation import validate_data
 
 __all__ = [
     "ConvergenceWarning",
     "COVARIANCE_TYPES",
     "check_data",
+    "check_estimator_data",
     "check_labels",
     "check_rng",
     "check_probability_vector",
@@ -216,3 +219,50 @@ def check_positive_int(value, name, *, minimum=1):
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value}.")
     return int(value)
+
+
+def check_estimator_data(estimator, X, *, reset):
+    """``X`` for an estimator's ``fit`` (``reset=True``) or later methods (``reset=False``).
+
+    Returns :func:`check_data`'s array (the book's error messages) after
+    scikit-learn's bookkeeping: ``validate_data`` records or checks
+    ``n_features_in_`` and ``feature_names_in_``.  A few cases are worded the
+    way scikit-learn's estimator checks expect.
+    """
+    name = type(estimator).__name__
+    if scipy.sparse.issparse(X):
+        raise TypeError(
+            f"{name} does not accept sparse input (a scipy.sparse matrix or array); "
+            "convert it with X.toarray() first."
+        )
+    try:  # for the checks below only (np.ndim & co. do not accept every array-like)
+        arr = np.asarray(X)
+    except Exception:
+        arr = None  # check_data explains ragged or exotic input
+    shape = None if arr is None else arr.shape
+    if shape is not None and len(shape) == 1:
+        raise ValueError(
+            f"X must be 2-dimensional (n_samples, n_features), got shape {shape}. "
+            "Reshape your data either using X.reshape(-1, 1) if it has a single feature "
+            "or X.reshape(1, -1) if it contains a single sample."
+        )
+    if arr is not None and np.iscomplexobj(arr):
+        raise ValueError(
+            "Complex data not supported: X must hold real numbers; "
+            "keep X.real and X.imag as separate features if both matter."
+        )
+    if isinstance(X, np.ndarray) and X.dtype.kind == "O":
+        try:
+            np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"X must hold numbers only ({exc}); convert or drop the non-numeric columns first."
+            ) from None
+    if shape is not None and len(shape) == 2 and shape[1] == 0:
+        raise ValueError(
+            f"X has 0 feature(s) (shape={shape}) while a minimum of 1 is required; "
+            "pass at least one column."
+        )
+    X_checked = check_data(X, "X")  # the book's messages for None, text, NaN/inf, ...
+    validate_data(estimator, X, reset=reset, dtype=np.float64)
+    return X_checked

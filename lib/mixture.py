@@ -34,14 +34,14 @@ Book: chapters/04_em_gaussian_mixtures.md, eq. label ``gmm-density``.
 import warnings
 
 import numpy as np
-import scipy.sparse
 from scipy.linalg import solve_triangular
 from scipy.special import entr, logsumexp
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.cluster import kmeans_plusplus
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
+    check_estimator_data,
     ConvergenceWarning,
     check_covariance_type,
     check_data,
@@ -663,39 +663,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     # ---- validation ------------------------------------------------------
 
     def _validate_X(self, X, *, reset):
-        if scipy.sparse.issparse(X):
-            raise TypeError(
-                "GaussianMixture does not accept sparse input (a scipy.sparse matrix or array); "
-                "convert it with X.toarray() first."
-            )
-        if np.ndim(X) == 1:
-            raise ValueError(
-                f"X must be 2-dimensional (n_samples, n_features), got shape {np.shape(X)}. "
-                "Reshape your data either using X.reshape(-1, 1) if it has a single feature "
-                "or X.reshape(1, -1) if it contains a single sample."
-            )
-        # Three cases worded as scikit-learn's estimator checks expect; check_data does the rest.
-        if np.iscomplexobj(X):
-            raise ValueError(
-                "Complex data not supported: X must hold real numbers; "
-                "keep X.real and X.imag as separate features if both matter."
-            )
-        if isinstance(X, np.ndarray) and X.dtype.kind == "O":
-            try:
-                np.asarray(X, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(
-                    f"X must hold numbers only ({exc}); convert or drop the non-numeric columns first."
-                ) from None
-        if np.ndim(X) == 2 and np.shape(X)[1] == 0:
-            raise ValueError(
-                f"X has 0 feature(s) (shape={np.shape(X)}) while a minimum of 1 is required; "
-                "pass at least one column."
-            )
-        X_checked = check_data(X, "X")  # the book's messages for None, text, NaN/inf, ...
-        # scikit-learn's bookkeeping: n_features_in_, feature_names_in_ and their checks
-        validate_data(self, X, reset=reset, dtype=np.float64)
-        return X_checked
+        return check_estimator_data(self, X, reset=reset)
 
     def _check_hyperparameters(self, n_samples, n_features):
         check_covariance_type(self.covariance_type)

@@ -42,12 +42,12 @@ from typing import NamedTuple
 import numpy as np
 from scipy import linalg
 from scipy.special import expit, logsumexp, xlogy
-import scipy.sparse
 from sklearn.base import BaseEstimator, DensityMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from . import gaussian
 from ._validation import (
+    check_estimator_data,
     check_covariance_type,
     check_data,
     check_positive_int,
@@ -816,49 +816,8 @@ class FactorialMixture(TransformerMixin, DensityMixin, BaseEstimator):
         return FactorialParams(np.full(self.n_causes, 0.5), components, scale**2)
 
     def _validate_X(self, X, *, reset):
-        """``X`` as checked by :func:`check_data`, plus scikit-learn's bookkeeping.
-
-        ``check_data`` gives the book's error messages and the array used for
-        the computation; ``validate_data`` records (``reset=True``) or checks
-        (``reset=False``) ``n_features_in_`` / ``feature_names_in_``.
-        """
-        if scipy.sparse.issparse(X):
-            raise TypeError(
-                "FactorialMixture does not accept sparse input (a scipy.sparse matrix or array); "
-                "convert it with X.toarray() first."
-            )
-        try:  # for the checks below only (np.ndim & co. do not accept every array-like)
-            arr = np.asarray(X)
-        except Exception:
-            arr = None  # check_data explains ragged or exotic input
-        shape = None if arr is None else arr.shape
-        if shape is not None and len(shape) == 1:
-            raise ValueError(
-                f"X must be 2-dimensional (n_samples, n_features), got shape {shape}. "
-                "Reshape your data either using X.reshape(-1, 1) if it has a single feature "
-                "or X.reshape(1, -1) if it contains a single sample."
-            )
-        # Three cases worded as scikit-learn's estimator checks expect; check_data does the rest.
-        if arr is not None and np.iscomplexobj(arr):
-            raise ValueError(
-                "Complex data not supported: X must hold real numbers; "
-                "keep X.real and X.imag as separate features if both matter."
-            )
-        if isinstance(X, np.ndarray) and X.dtype.kind == "O":
-            try:
-                np.asarray(X, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(
-                    f"X must hold numbers only ({exc}); convert or drop the non-numeric columns first."
-                ) from None
-        if shape is not None and len(shape) == 2 and shape[1] == 0:
-            raise ValueError(
-                f"X has 0 feature(s) (shape={shape}) while a minimum of 1 is required; "
-                "pass at least one column."
-            )
-        X_checked = check_data(X, "X")  # the book's messages for None, text, NaN/inf, ...
-        validate_data(self, X, reset=reset, dtype=np.float64)
-        return X_checked
+        """``X`` checked by :func:`lib._validation.check_estimator_data`."""
+        return check_estimator_data(self, X, reset=reset)
 
     def fit(self, X, y=None):
         """Run EM on ``X`` (shape ``(n_samples, n_features)``); returns ``self``."""
