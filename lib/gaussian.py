@@ -38,6 +38,7 @@ from ._validation import COVARIANCE_TYPES, check_covariance_type, check_data, ch
 
 __all__ = [
     "COVARIANCE_TYPES",
+    "check_covariances",
     "cholesky_factors",
     "log_prob",
     "logpdf",
@@ -59,8 +60,15 @@ def _chol(matrix, what):
         ) from None
 
 
-def _check_covariances(covariances, covariance_type, n_components, n_features):
-    cov = np.asarray(covariances, dtype=np.float64)
+def check_covariances(covariances, covariance_type, n_components, n_features, name="covariances"):
+    """Return ``covariances`` as a float array after checking its layout and values.
+
+    Checks the shape expected for ``covariance_type`` (see the module docstring),
+    finiteness, symmetry of full and tied matrices (a Cholesky factorisation
+    would silently read only one triangle), and positive variances for diag and
+    spherical.  Positive definiteness is checked by :func:`cholesky_factors`.
+    """
+    cov = check_data(covariances, name, ndim=max(np.ndim(covariances), 1))
     expected = {
         "full": (n_components, n_features, n_features),
         "tied": (n_features, n_features),
@@ -69,12 +77,14 @@ def _check_covariances(covariances, covariance_type, n_components, n_features):
     }[covariance_type]
     if cov.shape != expected:
         raise ValueError(
-            f"covariances for covariance_type={covariance_type!r} with {n_components} component(s) "
+            f"{name} for covariance_type={covariance_type!r} with {n_components} component(s) "
             f"in {n_features} dimension(s) must have shape {expected}, got {cov.shape}."
         )
-    if not np.all(np.isfinite(cov)):
-        raise ValueError("covariances contain NaN or infinite values.")
-    if covariance_type in ("diag", "spherical") and np.any(cov <= 0):
+    if covariance_type in ("full", "tied"):
+        mats = cov.reshape(-1, n_features, n_features)
+        if not np.allclose(mats, np.swapaxes(mats, 1, 2), rtol=1e-10, atol=1e-12):
+            raise ValueError(f"{name} must be symmetric matrices; symmetrise with (S + S.T) / 2.")
+    elif np.any(cov <= 0):
         raise ValueError(
             f"variances must be strictly positive for covariance_type={covariance_type!r}, "
             f"got a minimum of {cov.min():.3g}; increase reg_covar."
@@ -143,7 +153,7 @@ def log_prob(X, means, covariances, covariance_type="full"):
         raise ValueError(
             f"X has {X.shape[1]} feature(s) but the means have {n_features}; they must match."
         )
-    cov = _check_covariances(covariances, covariance_type, n_components, n_features)
+    cov = check_covariances(covariances, covariance_type, n_components, n_features)
     chol = cholesky_factors(cov, covariance_type)
     n_samples = X.shape[0]
     out = np.empty((n_samples, n_components))
@@ -196,7 +206,7 @@ def logpdf(X, mean, covariance):
 def full_covariances(covariances, covariance_type, n_components, n_features):
     """Expand any covariance layout to full matrices of shape ``(n_components, d, d)``."""
     covariance_type = check_covariance_type(covariance_type)
-    cov = _check_covariances(covariances, covariance_type, n_components, n_features)
+    cov = check_covariances(covariances, covariance_type, n_components, n_features)
     if covariance_type == "full":
         return cov.copy()
     if covariance_type == "tied":

@@ -50,7 +50,7 @@ from ._validation import (
     check_probability_vector,
     check_rng,
 )
-from .gaussian import cholesky_factors, log_prob
+from .gaussian import check_covariances, cholesky_factors, log_prob
 
 __all__ = [
     "GaussianMixture",
@@ -95,22 +95,7 @@ _INIT_PARAMS = ("kmeans++", "random", "random_from_data", "given")
 
 
 def _check_covariances(covariances, covariance_type, n_components, n_features, name="covariances"):
-    cov = check_data(covariances, name, ndim=np.ndim(covariances) or 1)
-    expected = {
-        "full": (n_components, n_features, n_features),
-        "tied": (n_features, n_features),
-        "diag": (n_components, n_features),
-        "spherical": (n_components,),
-    }[covariance_type]
-    if cov.shape != expected:
-        raise ValueError(
-            f"{name} for covariance_type={covariance_type!r} with {n_components} component(s) "
-            f"in {n_features} dimension(s) must have shape {expected}, got {cov.shape}."
-        )
-    if covariance_type in ("full", "tied"):
-        mats = cov.reshape(-1, n_features, n_features)
-        if not np.allclose(mats, np.swapaxes(mats, 1, 2), rtol=1e-10, atol=1e-12):
-            raise ValueError(f"{name} must be symmetric matrices; symmetrise with (S + S.T) / 2.")
+    cov = check_covariances(covariances, covariance_type, n_components, n_features, name)
     cholesky_factors(cov, covariance_type)  # raises a ValueError if not positive definite
     return cov
 

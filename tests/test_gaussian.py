@@ -73,6 +73,7 @@ def test_sample_moments_and_reproducibility():
     "args, kwargs, error, match",
     [
         (([[0.0, 1.0]], [[0.0, 0.0]], [[[1.0, 2.0], [2.0, 1.0]]]), {}, ValueError, "not positive definite"),
+        (([[0.0, 1.0]], [[0.0, 0.0]], [[[1.0, 0.5], [0.0, 1.0]]]), {}, ValueError, "symmetric"),
         (([[0.0, 1.0]], [[0.0, 0.0]], [1.0]), {"covariance_type": "full"}, ValueError, "must have shape"),
         (([[0.0, 1.0]], [[0.0, 0.0]], [1.0]), {"covariance_type": "banana"}, ValueError, "covariance_type must be one of"),
         (([[0.0, np.nan]], [[0.0, 0.0]], [1.0]), {"covariance_type": "spherical"}, ValueError, "NaN or infinite"),
