@@ -85,6 +85,7 @@ serve:
 bench: $(STAMP)
 	$(PY) benchmarks/bench_mixture.py
 	$(PY) benchmarks/bench_discriminant.py
+	$(PY) benchmarks/bench_threads.py
 
 clean:
 	rm -rf _build

@@ -32,6 +32,7 @@ import os
 import platform
 import sys
 import time
+import tracemalloc
 import warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -105,6 +106,27 @@ def timed(fn, *args):
     return (time.perf_counter() - start, time.process_time() - start_cpu), result
 
 
+def peak_bytes(fn, *args):
+    """Peak bytes allocated while fn(*args) runs (numpy reports its buffers to tracemalloc).
+
+    The data already exist when tracing starts, so this is memory *beyond the data*."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        fn(*args)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def memory_config(n, d, k, covariance_type):
+    """Peak bytes beyond the data of a fit with one EM iteration, for lib and sklearn."""
+    X, params = make_problem(n, d, k, covariance_type)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return tuple(peak_bytes(fit, X, params, covariance_type, 1) for fit in (fit_lib, fit_sklearn))
+
+
 def bench_config(n, d, k, covariance_type, threads, repeats, iters):
     """Median seconds per EM iteration for lib and sklearn, and the log-likelihood gap."""
     X, params = make_problem(n, d, k, covariance_type)
@@ -150,6 +172,12 @@ def choose_iters(estimate, target):
     return int(np.clip(math.ceil(target / max(estimate, 1e-6)) + 1, 4, 41))
 
 
+def bound(row):
+    """8 bytes x (n k + n d^2): the issue's memory budget beyond the data, for a result row."""
+    n, d, k = row[:3]
+    return 8.0 * (n * k + n * d * d)
+
+
 def environment():
     blas = [
         f"{i.get('internal_api')} {i.get('version')} "
@@ -171,6 +199,16 @@ def environment():
     ]
 
 
+def write_report(lines, output, no_write=False):
+    """Print the Markdown report and, unless no_write, write it to output."""
+    text = "\n".join(lines) + "\n"
+    print()
+    print(text)
+    if not no_write:
+        Path(output).write_text(text)
+        print(f"written to {output}", file=sys.stderr)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     mode = parser.add_mutually_exclusive_group()
@@ -179,16 +217,20 @@ def main(argv=None):
     parser.add_argument("--output", default=str(Path(__file__).with_name("results.md")))
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument(
-        "--max-config-seconds", type=float, default=60.0,
-        help="skip a configuration whose estimated cost (both libraries, all repeats) exceeds this",
+        "--max-config-seconds", type=float, default=None,
+        help="skip a configuration whose estimated cost (both libraries, all repeats) exceeds this "
+        "(default: 60, and no limit with --full)",
     )
     args = parser.parse_args(argv)
+    if args.max_config_seconds is None:
+        args.max_config_seconds = math.inf if args.full else 60.0
     gc.freeze()  # everything imported so far is permanent: the gc.collect() before each fit stays cheap
     name = "quick" if args.quick else "full" if args.full else "default"
     grid = GRIDS[name]
 
     rows, notes = [], []
     measured = {}  # (n, d, k, type, threads) -> sklearn seconds per iteration
+    memory = {}  # (n, d, k, type) -> peak bytes beyond the data (lib, sklearn)
     t0 = time.perf_counter()
     load_start = os.getloadavg()[0]
     print(f"load average at start: {load_start:.1f}", flush=True)
@@ -215,11 +257,15 @@ def main(argv=None):
                             continue
                         t_lib, t_sk, cpu_ratio, gap = bench_config(n, d, k, ct, threads, repeats, iters)
                         measured[(n, d, k, ct, threads)] = t_sk
-                        rows.append((n, d, k, ct, threads, t_lib, t_sk, cpu_ratio, gap))
+                        if (n, d, k, ct) not in memory:  # the same for any number of threads
+                            memory[n, d, k, ct] = memory_config(n, d, k, ct)
+                        rows.append((n, d, k, ct, threads, t_lib, t_sk, cpu_ratio, gap, *memory[n, d, k, ct]))
                         print(f"n={n:>8} d={d:>2} k={k:>2} {ct:<9} threads={threads}  "
                               f"lib {1e3 * t_lib:9.2f} ms  sklearn {1e3 * t_sk:9.2f} ms  "
                               f"ratio {t_lib / t_sk:5.2f} (CPU {cpu_ratio:5.2f})  "
-                              f"loglik rel. diff {gap:.1e}  ({iters} it, {repeats} rep)", flush=True)
+                              f"loglik rel. diff {gap:.1e}  ({iters} it, {repeats} rep)  "
+                              f"peak MiB lib {rows[-1][9] / 2**20:.1f} sklearn {rows[-1][10] / 2**20:.1f}",
+                              flush=True)
     elapsed = time.perf_counter() - t0
 
     lines = [
@@ -251,28 +297,27 @@ def main(argv=None):
             f"- largest CPU-time ratio: {max(r[7] for r in rows):.2f}",
             f"- median wall-clock ratio: {np.median(ratios):.2f}",
             f"- largest relative difference in mean log-likelihood: {max(r[8] for r in rows):.1e}",
+            "- memory beyond the data, peak during a fit, divided by 8 bytes x (n k + n d^2): "
+            f"lib at most {max(r[9] / bound(r) for r in rows):.2f}, "
+            f"sklearn at most {max(r[10] / bound(r) for r in rows):.2f} "
+            "(target: lib O(n k + n d^2))",
             "",
         ]
     lines += [
         "| n | d | k | covariance | threads | lib ms/iter | sklearn ms/iter | ratio lib/sklearn "
-        "| ratio, CPU time | loglik rel. diff |",
-        "|---:|---:|---:|:---|---:|---:|---:|---:|---:|---:|",
+        "| ratio, CPU time | loglik rel. diff | lib peak MiB | sklearn peak MiB |",
+        "|---:|---:|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for n, d, k, ct, threads, t_lib, t_sk, cpu_ratio, gap in rows:
+    for n, d, k, ct, threads, t_lib, t_sk, cpu_ratio, gap, mem_lib, mem_sk in rows:
         lines.append(
             f"| {n:.0e} | {d} | {k} | {ct} | {threads} | {1e3 * t_lib:.2f} | {1e3 * t_sk:.2f} "
-            f"| {t_lib / t_sk:.2f} | {cpu_ratio:.2f} | {gap:.1e} |"
+            f"| {t_lib / t_sk:.2f} | {cpu_ratio:.2f} | {gap:.1e} | {mem_lib / 2**20:.1f} | {mem_sk / 2**20:.1f} |"
         )
     if notes:
         lines += ["", "Skipped (too slow for this run's budget; rerun with a larger "
                   "--max-config-seconds):", ""]
         lines += [f"- {note}" for note in notes]
-    text = "\n".join(lines) + "\n"
-    print()
-    print(text)
-    if not args.no_write:
-        Path(args.output).write_text(text)
-        print(f"written to {args.output}", file=sys.stderr)
+    write_report(lines, args.output, args.no_write)
     return 0
 
 

@@ -42,7 +42,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
-from . import gaussian
+from . import _fastpath, gaussian
 from ._validation import (
     check_covariance_type,
     check_data,
@@ -198,9 +198,21 @@ def fit_class_gaussians(X, y, covariance_type="full", reg_covar=0.0):
     classes, y_index = _check_y(y, X.shape[0])  # y_index[i] in 0..K-1
     covariance_type = check_covariance_type(covariance_type)
     reg_covar = check_positive_scalar(reg_covar, "reg_covar", allow_zero=True)
-    n_samples, n_features = X.shape
+    return _class_gaussians(_split_by_class(X, y_index, len(classes)), covariance_type, reg_covar)
 
-    members = [X[y_index == k] for k in range(len(classes))]  # the rows of each class
+
+def _split_by_class(X, y_index, n_classes):
+    """The rows of each class, ``[X[y_index == k] for k in range(n_classes)]``, in one pass."""
+    small = np.min_scalar_type(n_classes)  # uint8 for < 256 classes: numpy then radix-sorts, O(n)
+    order = np.argsort(y_index.astype(small, copy=False), kind="stable")  # class 0's rows first, ...
+    ends = np.cumsum(np.bincount(y_index, minlength=n_classes))[:-1]
+    return np.split(X[order], ends)
+
+
+def _class_gaussians(members, covariance_type, reg_covar):
+    """The estimates of :func:`fit_class_gaussians` (eq. labels ``gda-mle-prior`` to
+    ``gda-mle-tied``) from ``members[k]``, the rows of class k; inputs already checked."""
+    n_samples, n_features = sum(len(Xk) for Xk in members), members[0].shape[1]
     counts = np.array([len(Xk) for Xk in members], dtype=np.float64)  # n_k
     priors = counts / n_samples  # pi_k = n_k / n
     means = np.stack([Xk.mean(axis=0) for Xk in members])  # mu_k, (K, d)
@@ -431,7 +443,8 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         X = _check_X(X)
         classes, y_index = _check_y(y, X.shape[0])
         n_classes = classes.shape[0]
-        priors, means, covariances = fit_class_gaussians(X, y_index, covariance_type, reg_covar)
+        members = _split_by_class(X, y_index, n_classes)  # the rows of each class
+        priors, means, covariances = _class_gaussians(members, covariance_type, reg_covar)
         counts = np.bincount(y_index, minlength=n_classes)
         if self.priors is not None:
             priors = check_probability_vector(self.priors, "priors", allow_zero=False)
@@ -441,7 +454,7 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
                     f"{[c.item() if isinstance(c, np.generic) else c for c in classes]}; "
                     "give one prior per class, in sorted class order."
                 )
-        self._check_invertible(X, y_index, classes, counts, covariances, covariance_type, reg_covar)
+        self._check_invertible(members, classes, counts, covariances, covariance_type, reg_covar)
         self.classes_ = classes
         self.priors_ = priors
         self.means_ = means
@@ -451,13 +464,12 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         return self
 
     @staticmethod
-    def _check_invertible(X, y_index, classes, counts, covariances, covariance_type, reg_covar):
+    def _check_invertible(members, classes, counts, covariances, covariance_type, reg_covar):
         """Raise a ValueError naming the cause when a covariance is singular."""
-        n_features = X.shape[1]
+        n_features = members[0].shape[1]
         if reg_covar == 0.0:
-            constant = np.stack(
-                [np.ptp(X[y_index == k], axis=0) == 0 for k in range(len(classes))]
-            )  # (K, d): feature j takes one value within class k
+            constant = np.stack([np.ptp(Xk, axis=0) == 0 for Xk in members])
+            # (K, d): feature j takes one value within class k
             fix = "set reg_covar to a small positive value (e.g. reg_covar=1e-6)"
             if covariance_type == "full":
                 for k, n_k in enumerate(counts):
@@ -526,17 +538,26 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         return X
 
     def _joint(self, X):
+        """:func:`log_joint` of the fitted model, shape (n_samples, n_classes).
+
+        Computed by the fast path that :class:`lib.mixture.GaussianMixture`
+        uses (``lib/_fastpath.py``: one matrix product per block of rows, data
+        centred at the model's mean); the tests hold it against :func:`log_joint`.
+        """
         X = self._check_predict_X(X)
-        return log_joint(X, self.priors_, self.means_, self.covariances_, self.covariance_type)
+        return _fastpath.log_joint(X, self.priors_, self.means_, self.covariances_,
+                                   self.covariance_type, shift=self.priors_ @ self.means_)
 
     def predict_log_proba(self, X):
         r"""Log posteriors :math:`\ln p(y = k \mid x_i)`, shape ``(n_samples, n_classes)``."""
         joint = self._joint(X)  # (n, K): ln pi_k + ln N(x_i | mu_k, Sigma_k)
-        return joint - logsumexp(joint, axis=1, keepdims=True)
+        return joint - _fastpath.log_normaliser(joint)[:, None]  # minus ln p(x_i)
 
     def predict_proba(self, X):
         r"""Posterior class probabilities :math:`p(y = k \mid x_i)`, shape ``(n_samples, n_classes)``."""
-        return np.exp(self.predict_log_proba(X))
+        post = self._joint(X)
+        _fastpath.normalise_rows(post)  # in place, one exponential per entry
+        return post
 
     def predict(self, X):
         """Most probable class ``classes_[argmax_k ln p(x_i, y = k)]`` (``p(x)`` is not needed)."""
@@ -562,7 +583,7 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
 
         The model's density of the features alone: a Gaussian mixture.
         """
-        return logsumexp(self._joint(X), axis=1)
+        return _fastpath.log_normaliser(self._joint(X))
 
     def logistic_parameters(self):
         r"""``(w, b)`` with :math:`p(y = \text{classes\_[1]} \mid x) = \sigma(w^\top x + b)`.

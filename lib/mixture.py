@@ -22,7 +22,8 @@ density is exponentiated before it is normalised, no matrix is inverted.
 The pure functions :func:`log_likelihood`, :func:`e_step`, :func:`m_step` and
 :func:`lower_bound` are the book's reference implementation, written to be read.
 :class:`GaussianMixture` runs the same updates through a faster but equivalent
-route (private helpers at the end of this module, "sufficient statistics"):
+route (``_SufficientStatistics`` at the end of this module, built on
+``lib/_fastpath.py``):
 each log-density is a linear function of the features
 :math:`\phi(x) = [1, x, x x^\top]`, so an E-step is one matrix product and an
 M-step is another.  The tests check that both routes agree with each other, with
@@ -34,7 +35,6 @@ Book: chapters/04_em_gaussian_mixtures.md, eq. label ``gmm-density``.
 import warnings
 
 import numpy as np
-from scipy.linalg import solve_triangular
 from scipy.special import entr, logsumexp
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.cluster import kmeans_plusplus
@@ -50,6 +50,7 @@ from ._validation import (
     check_probability_vector,
     check_rng,
 )
+from . import _fastpath
 from .gaussian import check_covariances, cholesky_factors, log_prob
 
 __all__ = [
@@ -74,20 +75,7 @@ _COUNT_EPS = 10 * np.finfo(np.float64).eps
 #: covariance would be 0/0.  See "Empty components" in :class:`GaussianMixture`.
 _EMPTY_COUNT = _COUNT_EPS
 
-#: Full covariances in more dimensions than this take the stacked-Cholesky
-#: route of the fast path instead of the x x^T features (measured crossover).
-_MAX_QUADRATIC_FEATURES_DIM = 20
-
-#: The fast path keeps the features phi(X) of all rows when they take at most
-#: this many bytes (or are no wider than the data); see _SufficientStatistics.
-_KEEP_FEATURES_BYTES = 32 << 20  # 32 MiB
-
-#: The fast path works on blocks of rows whose per-block arrays take about this
-#: many bytes, so that a block stays in cache between the E- and the M-step.
-_BLOCK_BYTES = 1 << 21  # 2 MiB
-
 _INIT_PARAMS = ("kmeans++", "random", "random_from_data", "given")
-
 
 # --------------------------------------------------------------------------
 # Validation of mixture parameters (public entry points only)
@@ -174,7 +162,7 @@ def estimate_log_prob(X, means, covariances, covariance_type="full"):
     centred (by their mean) first, which keeps the expansion accurate.  For
     full covariances in more than 20 dimensions the quadratic form is evaluated
     as :math:`\lVert L_k^{-1}(x - \mu_k)\rVert^2` instead, for all :math:`k`
-    with one matrix product (see the notes on the fast path in the source).
+    with one matrix product (see the notes in ``lib/_fastpath.py``).
 
     Book: chapters/04_em_gaussian_mixtures.md, eq. label ``gmm-density``.
 
@@ -196,14 +184,8 @@ def estimate_log_prob(X, means, covariances, covariance_type="full"):
     n_components, n_features = means.shape
     weights = np.full(n_components, 1.0 / n_components)
     X, _, means, cov = _check_parameters(X, weights, means, covariances, covariance_type)
-    shift = X.mean(axis=0)
     # weights of 1 (log 1 = 0): plain component log-densities
-    natural = _natural_parameters(np.ones(n_components), means - shift, cov, covariance_type)
-    out = np.empty((X.shape[0], n_components))
-    for rows in _row_blocks(X.shape[0], n_features, n_components, covariance_type):
-        phi = _features(X[rows] - shift, covariance_type)
-        out[rows] = _weighted_log_prob(phi, natural)
-    return out
+    return _fastpath.log_joint(X, np.ones(n_components), means, cov, covariance_type, shift=X.mean(axis=0))
 
 
 def log_likelihood(X, weights, means, covariances, covariance_type="full"):
@@ -596,6 +578,14 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     scikit-learn instead keeps such a component alive, with its mean pulled
     towards the origin.
 
+    **Threads.**  :meth:`fit` and the scoring methods run with BLAS limited
+    to one thread and restore the caller's setting afterwards (scikit-learn's
+    ``KMeans`` does the same).  The fast path multiplies cache-sized blocks of
+    rows, about 2 MiB each; for products that small a second BLAS thread costs
+    more in start-up and synchronisation than it saves
+    (``benchmarks/results_threads.md`` measures it).  To use several cores,
+    fit several models in parallel processes (one per ``n_init`` or per ``K``).
+
     **scikit-learn's estimator checks** (``check_estimator``) all pass.  The
     only one reported as skipped, ``check_array_api_input``, skips itself: this
     estimator is numpy-only and does not claim array-API support.
@@ -759,6 +749,11 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         n_samples, n_features = X.shape
         given = self._check_hyperparameters(n_samples, n_features)
         rng = check_rng(self.random_state)
+        with _fastpath.one_blas_thread():  # why: "Threads" in the class docstring
+            return self._run_em(X, given, rng)
+
+    def _run_em(self, X, given, rng):
+        n_samples = X.shape[0]
         fast = _SufficientStatistics(X, self.covariance_type, self.n_components)
 
         best = None
@@ -793,7 +788,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                 "for the best initialisation; increase max_iter or tol, try other init_params, "
                 "or check the data for duplicated or degenerate points.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4,  # _run_em <- _fit <- fit/fit_predict <- the caller
             )
         weights, means_c, cov = best["theta"]
         self.weights_ = weights
@@ -819,15 +814,16 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     # ---- using the fitted model -----------------------------------------
 
     def _weighted_log_prob(self, X):
+        """ln pi_k + ln N(x_i | mu_k, Sigma_k), shape (n_samples, n_components), by the fast path."""
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)
-        with np.errstate(divide="ignore"):
-            log_weights = np.log(self.weights_)
-        return estimate_log_prob(X, self.means_, self.covariances_, self.covariance_type) + log_weights
+        # centred at the mixture's mean, a point near the data whatever rows X holds
+        return _fastpath.log_joint(X, self.weights_, self.means_, self.covariances_,
+                                   self.covariance_type, shift=self.weights_ @ self.means_)
 
     def score_samples(self, X):
         r"""Per-sample log-likelihoods :math:`\ln p(x_i \mid \theta)`, shape (n_samples,)."""
-        return logsumexp(self._weighted_log_prob(X), axis=1)
+        return _fastpath.log_normaliser(self._weighted_log_prob(X))
 
     def score(self, X, y=None):
         """Mean log-likelihood per sample (a float); higher is better."""
@@ -835,8 +831,9 @@ class GaussianMixture(DensityMixin, BaseEstimator):
 
     def predict_proba(self, X):
         r"""Responsibilities :math:`\gamma_{ik}` of the fitted model, shape (n_samples, n_components)."""
-        weighted = self._weighted_log_prob(X)
-        return np.exp(weighted - logsumexp(weighted, axis=1, keepdims=True))
+        resp = self._weighted_log_prob(X)
+        _fastpath.normalise_rows(resp)  # in place: resp now holds gamma_ik
+        return resp
 
     def predict(self, X):
         """Most responsible component of each sample, shape (n_samples,)."""
@@ -877,166 +874,6 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         return -2.0 * self.score(X) * n_samples + 2.0 * self._n_parameters()
 
 
-# --------------------------------------------------------------------------
-# Fast path: E- and M-steps as matrix products over sufficient statistics
-# --------------------------------------------------------------------------
-#
-# ln pi_k + ln N(x | mu_k, Sigma_k) is a linear function of features of x:
-#
-#     = c_k + x^T P_k mu_k - 1/2 x^T P_k x,        P_k = Sigma_k^{-1}.
-#
-# Stacking the features of the centred data in a matrix phi(X) (one row per
-# sample), the E-step's log-probabilities are ONE product phi(X) @ W with a
-# (D, K) matrix W of natural parameters, and the M-step's soft sums
-# n_k, sum_i gamma_ik x_i, sum_i gamma_ik x_i x_i^T are ONE product resp.T @ phi(X).
-#
-#   covariance  features phi(x)              D                 E-step
-#   full d<=20  [1, x, x_a x_b (a <= b)]     1 + d + d(d+1)/2   phi @ W
-#   full d>20   [1, x]                       1 + d              Y = phi @ B, (n, K*d):
-#                                                               -1/2 ||L_k^{-1}(x - mu_k)||^2
-#   tied        [1, x]                       1 + d              phi @ W - 1/2 ||L^{-1} x||^2
-#   diag        [1, x, x**2]                 1 + 2d             phi @ W
-#   spherical   [1, x, ||x||^2]              2 + d              phi @ W
-#
-# For full covariances in many dimensions, x x^T has d(d+1)/2 columns and
-# reading it costs more than it saves; the second route evaluates all K
-# quadratic forms with one product against the stacked factors
-# B = [[-mu_1^T U_1, ..., -mu_K^T U_K], [U_1, ..., U_K]], U_k = L_k^{-T}, and
-# its M-step gets sum_i gamma_ik x_i x_i^T from one (K d, n) x (n, d) product.
-#
-# Centring the data once (shift = mean of X) keeps the expanded quadratic forms
-# accurate: their rounding error is about eps * ||mu_k - shift||^2 / lambda_min(Sigma_k).
-# The work is done on row blocks small enough to stay in cache between the
-# E-step and the M-step.
-
-
-def _cholesky_route(covariance_type, n_features):
-    return covariance_type == "full" and n_features > _MAX_QUADRATIC_FEATURES_DIM
-
-
-def _n_phi_columns(n_features, covariance_type):
-    d = n_features
-    if covariance_type == "tied" or _cholesky_route(covariance_type, d):
-        return 1 + d
-    return {"full": 1 + d + d * (d + 1) // 2, "diag": 1 + 2 * d, "spherical": 2 + d}[covariance_type]
-
-
-def _row_blocks(n_samples, n_features, n_components, covariance_type):
-    """Slices of rows such that one block's arrays take about _BLOCK_BYTES."""
-    width = max(_n_phi_columns(n_features, covariance_type), n_components)
-    if _cholesky_route(covariance_type, n_features):
-        width = n_components * n_features  # Y = phi @ B dominates
-    step = max(64, _BLOCK_BYTES // (8 * width))
-    return [slice(start, min(start + step, n_samples)) for start in range(0, n_samples, step)]
-
-
-def _features(Xc, covariance_type):
-    """phi(Xc), shape (m, D): see the table above."""
-    m, d = Xc.shape
-    D = _n_phi_columns(d, covariance_type)
-    if D == 1 + d or covariance_type in ("diag", "spherical"):
-        phi = np.empty((m, D))
-        phi[:, 0] = 1.0
-        phi[:, 1 : 1 + d] = Xc
-        if covariance_type == "diag":
-            np.square(Xc, out=phi[:, 1 + d :])
-        elif covariance_type == "spherical":
-            np.einsum("ij,ij->i", Xc, Xc, out=phi[:, 1 + d])
-        return phi
-    # full: built transposed so that every product x_a x_b is a contiguous row
-    XcT = np.ascontiguousarray(Xc.T)  # (d, m)
-    phiT = np.empty((D, m))
-    phiT[0] = 1.0
-    phiT[1 : 1 + d] = XcT
-    row = 1 + d
-    for a in range(d):  # x_a x_b for b >= a, in np.triu_indices order
-        np.multiply(XcT[a], XcT[a:], out=phiT[row : row + d - a])
-        row += d - a
-    return phiT.T  # (m, D), Fortran-ordered: fine for BLAS
-
-
-def _natural_parameters(weights, means_c, covariances, covariance_type):
-    """Parameters of the linear form, see the table above.
-
-    Returns ``(route, W, extra)``:
-    ``("linear", W (D, K), None)`` for full (d <= 20), diag, spherical;
-    ``("tied", W (1 + d, K), L^{-1} (d, d))`` for tied;
-    ``("cholesky", c (K,), B (1 + d, K d))`` for full (d > 20).
-    """
-    n_components, d = means_c.shape
-    with np.errstate(divide="ignore"):
-        log_weights = np.log(weights)  # (K,)
-    if covariance_type in ("diag", "spherical"):
-        precision = 1.0 / covariances  # (K, d) or (K,)
-        if covariance_type == "spherical":
-            log_det = d * np.log(covariances)
-            maha_mean = np.sum(means_c**2, axis=1) * precision  # mu^T P mu
-            quad = -0.5 * precision[None, :]  # (1, K): coefficient of ||x||^2
-            linear = (means_c * precision[:, None]).T  # (d, K)
-        else:
-            log_det = np.log(covariances).sum(axis=1)
-            maha_mean = np.sum(means_c**2 * precision, axis=1)
-            quad = -0.5 * precision.T  # (d, K): coefficients of x_j^2
-            linear = (means_c * precision).T
-        const = log_weights - 0.5 * (d * _LOG_2PI + log_det + maha_mean)
-        return "linear", np.vstack([const, linear, quad]), None
-
-    chol = cholesky_factors(covariances, covariance_type)  # L_k with Sigma_k = L_k L_k^T
-    chols = chol if covariance_type == "full" else chol[None]
-    eye = np.eye(d)
-    L_inv = np.stack([solve_triangular(L, eye, lower=True, check_finite=False) for L in chols])
-    log_det = 2.0 * np.log(np.diagonal(chols, axis1=1, axis2=2)).sum(axis=1)  # (K,) or (1,)
-    if covariance_type == "tied":
-        L_inv = np.broadcast_to(L_inv, (n_components, d, d))
-    z = np.einsum("kab,kb->ka", L_inv, means_c)  # (K, d): L_k^{-1} mu_k
-    const = log_weights - 0.5 * (d * _LOG_2PI + log_det)  # (K,)
-
-    if _cholesky_route(covariance_type, d):
-        U = np.swapaxes(L_inv, 1, 2)  # (K, d, d): U_k = L_k^{-T}
-        B = np.empty((1 + d, n_components * d))
-        B[0] = -z.reshape(-1)  # -mu_k^T U_k = -(L_k^{-1} mu_k)^T
-        B[1:] = np.swapaxes(U, 0, 1).reshape(d, n_components * d)  # [U_1, ..., U_K]
-        return "cholesky", const, B
-
-    const -= 0.5 * np.sum(z**2, axis=1)  # - mu_k^T P_k mu_k / 2
-
-    precisions = np.swapaxes(L_inv, 1, 2) @ L_inv  # (K, d, d): P_k = L_k^{-T} L_k^{-1}
-    linear = np.einsum("kab,kb->ak", precisions, means_c)  # (d, K): P_k mu_k
-    if covariance_type == "tied":
-        return "tied", np.vstack([const, linear]), L_inv[0]
-    rows, cols = np.triu_indices(d)
-    quad = -precisions[:, rows, cols]  # (K, d(d+1)/2): -P_ab counts x_a x_b and x_b x_a
-    quad[:, rows == cols] *= 0.5  # -P_aa / 2 on the diagonal
-    return "linear", np.vstack([const, linear, quad.T]), None
-
-
-def _weighted_log_prob(phi, natural):
-    """ln pi_k + ln N(x_i | mu_k, Sigma_k) for the rows of phi, shape (m, K)."""
-    route, W, extra = natural
-    if route == "cholesky":
-        m, K, d = phi.shape[0], W.shape[0], phi.shape[1] - 1
-        Y = (phi @ extra).reshape(m, K, d)  # (m, K, d): L_k^{-1} (x_i - mu_k)
-        return W - 0.5 * np.einsum("mkd,mkd->mk", Y, Y)
-    out = phi @ W  # (m, D) x (D, K)
-    if route == "tied":
-        y = phi[:, 1:] @ extra.T  # (m, d): L^{-1} x_i
-        out -= 0.5 * np.einsum("md,md->m", y, y)[:, None]
-    return out
-
-
-def _normalise_rows(log_p):
-    """In place: log_p (m, K) becomes the responsibilities; returns ln sum_k exp(log_p), shape (m,).
-
-    The log-sum-exp trick, with a single exponential per entry.
-    """
-    row_max = log_p.max(axis=1, keepdims=True)  # (m, 1)
-    log_p -= row_max
-    np.exp(log_p, out=log_p)
-    total = log_p.sum(axis=1, keepdims=True)  # (m, 1), >= 1
-    log_p /= total
-    return (row_max + np.log(total))[:, 0]
-
-
 class _SufficientStatistics:
     """Centred data (and its narrow features) for one fit; runs the fast E- and M-steps.
 
@@ -1052,30 +889,37 @@ class _SufficientStatistics:
         self.n_samples, self.n_features = X.shape
         self.n_components = n_components
         self.shift = X.mean(axis=0)  # (d,)
-        self.Xc = X - self.shift  # (n, d)
-        self.blocks = _row_blocks(self.n_samples, self.n_features, n_components, covariance_type)
-        # Features no wider than the data ([1, x], [1, x, ||x||^2]) are kept, and so are small
-        # ones.  Large wide ones (x**2, x x^T) are rebuilt block by block at every pass:
-        # building them in cache costs no more than reading them back from memory
-        # (measured), and memory stays O(n d).
-        n_columns = _n_phi_columns(self.n_features, covariance_type)
-        if n_columns <= self.n_features + 2 or 8 * self.n_samples * n_columns <= _KEEP_FEATURES_BYTES:
-            self.phi = [_features(self.Xc[rows], covariance_type) for rows in self.blocks]
+        self.blocks = _fastpath.row_blocks(self.n_samples, self.n_features, n_components, covariance_type)
+        d = self.n_features
+        if _fastpath.is_narrow(covariance_type, d):
+            # phi = [1, x] or [1, x, ||x||^2] is kept, and its columns 1..d are the centred
+            # data: one copy of the data, not two
+            phi = _fastpath.features(X, covariance_type, shift=self.shift)  # (n, D)
+            self.Xc = phi[:, 1 : 1 + d]  # (n, d) view
+            self.phi = [phi[rows] for rows in self.blocks]
         else:
-            self.phi = None
+            # Wide features (x**2, x x^T) are kept while they are small. Large ones are
+            # rebuilt block by block at every pass: building them in cache costs no more than
+            # reading them back from memory (measured), and memory stays O(n d).
+            self.Xc = X - self.shift  # (n, d)
+            n_columns = _fastpath.n_phi_columns(d, covariance_type)
+            if 8 * self.n_samples * n_columns <= _fastpath.KEEP_FEATURES_BYTES:
+                self.phi = [_fastpath.features(self.Xc[rows], covariance_type) for rows in self.blocks]
+            else:
+                self.phi = None
         # tied: sum_i x_i x_i^T does not depend on the responsibilities
         self.scatter = self.Xc.T @ self.Xc if covariance_type == "tied" else None
 
     def _phi(self, b):
         if self.phi is not None:
             return self.phi[b]
-        return _features(self.Xc[self.blocks[b]], self.covariance_type)
+        return _fastpath.features(self.Xc[self.blocks[b]], self.covariance_type)
 
     def _accumulate(self, resp, phi, acc):
         """Add block b's soft sums resp.T @ phi (and x x^T sums on the Cholesky route) to acc."""
         products = resp.T @ phi  # (K, D)
         acc[0] = products if acc[0] is None else acc[0] + products
-        if _cholesky_route(self.covariance_type, self.n_features):
+        if _fastpath.cholesky_route(self.covariance_type, self.n_features):
             m, K, d = resp.shape[0], resp.shape[1], self.n_features
             Xc = phi[:, 1:]  # (m, d)
             weighted = (resp[:, :, None] * Xc[:, None, :]).reshape(m, K * d)  # gamma_ik x_i
@@ -1109,25 +953,25 @@ class _SufficientStatistics:
 
     def e_step(self, theta):
         """E-step at theta = (weights, means_c, covariances): returns (log-likelihood, soft sums)."""
-        natural = _natural_parameters(*theta, self.covariance_type)
+        natural = _fastpath.natural_parameters(*theta, self.covariance_type)
         log_lik = 0.0
         acc = [None, None]
         for b in range(len(self.blocks)):
             phi = self._phi(b)
-            resp = _weighted_log_prob(phi, natural)  # (m, K)
-            log_lik += _normalise_rows(resp).sum()  # resp now holds gamma_ik
+            resp = _fastpath.weighted_log_prob(phi, natural)  # (m, K)
+            log_lik += _fastpath.normalise_rows(resp).sum()  # resp now holds gamma_ik
             self._accumulate(resp, phi, acc)
         return float(log_lik), self._finish(acc)
 
     def log_likelihood_and_labels(self, theta):
         """Log-likelihood at theta and the most responsible component of every sample."""
-        natural = _natural_parameters(*theta, self.covariance_type)
+        natural = _fastpath.natural_parameters(*theta, self.covariance_type)
         log_lik = 0.0
         labels = np.empty(self.n_samples, dtype=np.intp)
         for b, rows in enumerate(self.blocks):
-            log_p = _weighted_log_prob(self._phi(b), natural)
+            log_p = _fastpath.weighted_log_prob(self._phi(b), natural)
             labels[rows] = np.argmax(log_p, axis=1)
-            log_lik += _normalise_rows(log_p).sum()
+            log_lik += _fastpath.normalise_rows(log_p).sum()
         return float(log_lik), labels
 
     def m_step(self, stats, reg_covar):

@@ -143,9 +143,12 @@ def plot_mixture(ax, X, means, covariances, covariance_type="full", resp=None, w
     ax.scatter(X[:, 0], X[:, 1], s=point_size, c=colors, edgecolor="k", linewidth=0.3)
     for k in range(K):
         plot_gaussian_ellipse(ax, means[k], covs[k], n_std=n_std, color=PALETTE[k % len(PALETTE)])
-        if weights is not None:
-            ax.annotate(f"$\\pi_{k + 1}$={weights[k]:.2f}", means[k, :2], textcoords="offset points",
-                        xytext=(6, 6), fontsize=8, color=PALETTE[k % len(PALETTE)])
+        if weights is not None:  # on an opaque box: readable over points and ellipses
+            color = PALETTE[k % len(PALETTE)]
+            ax.annotate(f"$\\pi_{k + 1}$ = {weights[k]:.2f}", means[k, :2], textcoords="offset points",
+                        xytext=(8, 8), fontsize=9, color=color, zorder=5,
+                        bbox=dict(boxstyle="round,pad=0.2", facecolor="white", edgecolor=color,
+                                  linewidth=0.6, alpha=0.9))
     return ax
 
 

@@ -8,12 +8,7 @@ from scipy.stats import multivariate_normal
 import lib.checks
 from lib import discriminant
 from lib.checks import ch03
-
-
-def _assert_fails(result, *fragments):
-    assert result.status == "failed", result
-    for fragment in fragments:
-        assert fragment.lower() in result.message.lower(), result.message
+from check_helpers import assert_fails
 
 
 def test_checks_are_exported():
@@ -63,13 +58,13 @@ def test_gda_mle_right_answer_passes():
     ],
 )
 def test_gda_mle_names_typical_mistakes(kwargs, fragments):
-    _assert_fails(lib.checks.gda_mle(lambda X, y: _mle(X, y, **kwargs)), *fragments)
+    assert_fails(lib.checks.gda_mle(lambda X, y: _mle(X, y, **kwargs)), *fragments)
 
 
 def test_gda_mle_uniform_prior_mistake_only_shows_with_unequal_sizes():
     # the first case has equal class sizes; the mistake must still be caught, on a later case
     result = lib.checks.gda_mle(lambda X, y: _mle(X, y, prior="uniform"))
-    _assert_fails(result, "same size")
+    assert_fails(result, "same size")
 
 
 def test_gda_mle_other_mistakes():
@@ -78,27 +73,27 @@ def test_gda_mle_other_mistakes():
         c = np.stack([X[y == k].T @ X[y == k] / np.sum(y == k) for k in range(len(p))])
         return p, m, c, s
 
-    _assert_fails(lib.checks.gda_mle(uncentred), "subtract the class mean")
+    assert_fails(lib.checks.gda_mle(uncentred), "subtract the class mean")
 
     def overall_mean(X, y):
         p, m, c, s = _mle(X, y)
         return p, np.broadcast_to(X.mean(axis=0), m.shape), c, s
 
-    _assert_fails(lib.checks.gda_mle(overall_mean), "overall mean")
-    _assert_fails(lib.checks.gda_mle(lambda X, y: _mle(X, y)[:3]), "tuple of length 3")
-    _assert_fails(lib.checks.gda_mle(lambda X, y: tuple(a.T for a in _mle(X, y)[:2]) + _mle(X, y)[2:]), "transposed")
+    assert_fails(lib.checks.gda_mle(overall_mean), "overall mean")
+    assert_fails(lib.checks.gda_mle(lambda X, y: _mle(X, y)[:3]), "tuple of length 3")
+    assert_fails(lib.checks.gda_mle(lambda X, y: tuple(a.T for a in _mle(X, y)[:2]) + _mle(X, y)[2:]), "transposed")
 
     def last_axis(X, y):  # np.dstack-style stacking: shape (d, d, K); first case has K = d = 2
         p, m, c, s = _mle(X, y)
         return p, m, np.moveaxis(c, 0, 2), s
 
-    _assert_fails(lib.checks.gda_mle(last_axis), "last axis", "covariances[k]")
+    assert_fails(lib.checks.gda_mle(last_axis), "last axis", "covariances[k]")
 
     def summed(X, y):
         p, m, c, s = _mle(X, y)
         return p, m, c, c.sum(axis=0)
 
-    _assert_fails(lib.checks.gda_mle(summed), "sum of the class covariances", "n_k / n")
+    assert_fails(lib.checks.gda_mle(summed), "sum of the class covariances", "n_k / n")
 
 
 def test_gda_mle_lists_are_accepted_and_nan_is_explained():
@@ -114,7 +109,7 @@ def test_gda_mle_lists_are_accepted_and_nan_is_explained():
         return p, m, c, s
 
     result = lib.checks.gda_mle(empty_class)
-    _assert_fails(result, "NaN", "no rows")
+    assert_fails(result, "NaN", "no rows")
     assert "logsumexp" not in result.message
 
 
@@ -164,7 +159,7 @@ def test_gda_posterior_right_answer_passes():
     ],
 )
 def test_gda_posterior_names_typical_mistakes(mode, fragments):
-    _assert_fails(lib.checks.gda_posterior(lambda *a: _posterior(*a, mode=mode)), *fragments)
+    assert_fails(lib.checks.gda_posterior(lambda *a: _posterior(*a, mode=mode)), *fragments)
 
 
 def test_gda_posterior_wrong_density_and_shape():
@@ -176,9 +171,9 @@ def test_gda_posterior_wrong_density_and_shape():
         joint = np.log(priors) - 0.5 * q
         return np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
 
-    _assert_fails(lib.checks.gda_posterior(no_logdet), "dropped the log-determinant")
-    _assert_fails(lib.checks.gda_posterior(lambda *a: _posterior(*a).T), "transposed")
-    _assert_fails(lib.checks.gda_posterior(lambda *a: _posterior(*a).argmax(axis=1)), "one number per point")
+    assert_fails(lib.checks.gda_posterior(no_logdet), "dropped the log-determinant")
+    assert_fails(lib.checks.gda_posterior(lambda *a: _posterior(*a).T), "transposed")
+    assert_fails(lib.checks.gda_posterior(lambda *a: _posterior(*a).argmax(axis=1)), "one number per point")
 
 
 @pytest.mark.parametrize(
@@ -195,7 +190,7 @@ def test_gda_posterior_names_mistakes_in_the_gaussian(mistake, fragments):
         joint = np.log(priors) - 0.5 * logdet - half * q
         return np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
 
-    _assert_fails(lib.checks.gda_posterior(wrong), *fragments)
+    assert_fails(lib.checks.gda_posterior(wrong), *fragments)
 
 
 def test_gda_posterior_accepts_lists():
@@ -242,7 +237,7 @@ def test_lda_logistic_right_answer_passes_and_matches_lib():
     ],
 )
 def test_lda_logistic_names_typical_mistakes(mistake, fragments):
-    _assert_fails(lib.checks.lda_logistic(lambda *a: _logistic(*a, mistake=mistake)), *fragments)
+    assert_fails(lib.checks.lda_logistic(lambda *a: _logistic(*a, mistake=mistake)), *fragments)
 
 
 def test_lda_logistic_b_as_length_one_array_is_fine():
@@ -253,7 +248,7 @@ def test_lda_logistic_w_as_list_or_column_is_fine_and_nan_is_explained():
     assert lib.checks.lda_logistic(lambda *a: (_logistic(*a)[0].tolist(), _logistic(*a)[1])).passed
     assert lib.checks.lda_logistic(lambda *a: (_logistic(*a)[0][:, None], _logistic(*a)[1])).passed
     result = lib.checks.lda_logistic(lambda *a: (np.full(len(a[1][0]), np.nan), 0.0))
-    _assert_fails(result, "NaN", "division by zero")
+    assert_fails(result, "NaN", "division by zero")
     assert "logsumexp" not in result.message
 
 
@@ -301,7 +296,7 @@ def test_gda_n_params_right_answer_passes():
     ],
 )
 def test_gda_n_params_names_typical_mistakes(mistake, fragments):
-    _assert_fails(lib.checks.gda_n_params(lambda *a: _count(*a, mistake=mistake)), *fragments)
+    assert_fails(lib.checks.gda_n_params(lambda *a: _count(*a, mistake=mistake)), *fragments)
 
 
 # --------------------------------------------------------- naive Bayes --
@@ -332,29 +327,29 @@ def test_naive_bayes_vs_lda_right_answer_passes():
 
 
 def test_naive_bayes_vs_lda_names_typical_mistakes():
-    _assert_fails(lib.checks.naive_bayes_vs_lda(lambda *a: _nb_vs_lda(*a, mistake="swap")), "swapped")
-    _assert_fails(lib.checks.naive_bayes_vs_lda(lambda *a: _nb_vs_lda(*a, mistake="percent")), "between 0 and 1")
+    assert_fails(lib.checks.naive_bayes_vs_lda(lambda *a: _nb_vs_lda(*a, mistake="swap")), "swapped")
+    assert_fails(lib.checks.naive_bayes_vs_lda(lambda *a: _nb_vs_lda(*a, mistake="percent")), "between 0 and 1")
 
     def unseeded(rho, n_train, rng):
         return _nb_vs_lda(rho, n_train, np.random.default_rng())
 
-    _assert_fails(lib.checks.naive_bayes_vs_lda(unseeded), "same seed")
+    assert_fails(lib.checks.naive_bayes_vs_lda(unseeded), "same seed")
 
     def fixed_seed(rho, n_train, rng):
         return _nb_vs_lda(rho, n_train, np.random.default_rng(0))
 
-    _assert_fails(lib.checks.naive_bayes_vs_lda(fixed_seed), "ignores its rng")
+    assert_fails(lib.checks.naive_bayes_vs_lda(fixed_seed), "ignores its rng")
 
     def error_rates(rho, n_train, rng):
         nb, lda = _nb_vs_lda(rho, n_train, rng)
         return 1 - nb, 1 - lda
 
-    _assert_fails(lib.checks.naive_bayes_vs_lda(error_rates), "error rates")
+    assert_fails(lib.checks.naive_bayes_vs_lda(error_rates), "error rates")
 
     def wrong_model(rho, n_train, rng):  # LDA on the wrong covariance: rho ignored when sampling
         return _nb_vs_lda(0.0, n_train, rng)
 
-    _assert_fails(lib.checks.naive_bayes_vs_lda(wrong_model), "large-sample value")
+    assert_fails(lib.checks.naive_bayes_vs_lda(wrong_model), "large-sample value")
 
 
 # ------------------------------------------------------ generic failures --
@@ -376,7 +371,7 @@ def test_not_implemented(check):
 
 @pytest.mark.parametrize("check", ALL)
 def test_not_callable(check):
-    _assert_fails(check(42), "expected a function")
+    assert_fails(check(42), "expected a function")
 
 
 @pytest.mark.parametrize("check", ALL)
@@ -384,10 +379,10 @@ def test_function_that_raises(check):
     def broken(*args):
         raise KeyError("oops")
 
-    _assert_fails(check(broken), "raised an exception", "KeyError")
+    assert_fails(check(broken), "raised an exception", "KeyError")
 
 
 @pytest.mark.parametrize("check", ALL)
 def test_wrong_return_type(check):
-    _assert_fails(check(lambda *args: "a string"))
-    _assert_fails(check(lambda *args: None), "return")
+    assert_fails(check(lambda *args: "a string"))
+    assert_fails(check(lambda *args: None), "return")

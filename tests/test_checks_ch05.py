@@ -7,20 +7,7 @@ from scipy.special import expit, logsumexp, xlogy
 import lib.checks as checks
 from lib import mixture
 from lib import variational as V
-
-
-def _assert_fails(result, *fragments):
-    assert result.status == "failed", result
-    for fragment in fragments:
-        assert fragment.lower() in result.message.lower(), result.message
-
-
-def _not_implemented(*args):
-    raise NotImplementedError
-
-
-def _raises(*args):
-    raise RuntimeError("boom")
+from check_helpers import assert_fails, not_implemented, raises
 
 
 COMMON = [checks.elbo_discrete, checks.mean_field_update, checks.hard_em_step, checks.mean_field_gap]
@@ -28,11 +15,11 @@ COMMON = [checks.elbo_discrete, checks.mean_field_update, checks.hard_em_step, c
 
 @pytest.mark.parametrize("check", COMMON)
 def test_generic_failures_become_messages(check):
-    assert check(_not_implemented).status == "not implemented"
-    _assert_fails(check(42), "expected a function")
-    _assert_fails(check(_raises), "raised an exception", "boom")
-    _assert_fails(check(lambda *a: "text"), "")
-    _assert_fails(check(lambda *a: None), "return")
+    assert check(not_implemented).status == "not implemented"
+    assert_fails(check(42), "expected a function")
+    assert_fails(check(raises), "raised an exception", "boom")
+    assert_fails(check(lambda *a: "text"), "")
+    assert_fails(check(lambda *a: None), "return")
 
 
 # ------------------------------------------------------------ ex-elbo-discrete
@@ -65,14 +52,14 @@ def test_elbo_discrete_accepts_right_answers():
     ],
 )
 def test_elbo_discrete_names_the_mistake(wrong, fragment):
-    _assert_fails(checks.elbo_discrete(wrong), fragment)
+    assert_fails(checks.elbo_discrete(wrong), fragment)
 
 
 def test_elbo_discrete_catches_zero_times_minus_infinity():
     def masks_q_log_only(lj, q):
         return float(np.sum(q * lj) - np.sum(xlogy(q, q)))  # 0 * (-inf) = NaN
 
-    _assert_fails(checks.elbo_discrete(masks_q_log_only), "0 * (-inf)")
+    assert_fails(checks.elbo_discrete(masks_q_log_only), "0 * (-inf)")
 
 
 # ------------------------------------------------------------ ex-elbo-gap
@@ -85,22 +72,22 @@ def test_elbo_gap_accepts_the_value_and_names_wrong_ones():
     assert checks.elbo_gap_by_hand(gap)
     assert checks.elbo_gap_by_hand(round(gap, 3))
     post = V.posterior(lj)
-    _assert_fails(checks.elbo_gap_by_hand(float(np.sum(post * np.log(post / q)))), "other direction")
-    _assert_fails(checks.elbo_gap_by_hand(V.elbo(lj, q)), "ELBO itself")
-    _assert_fails(checks.elbo_gap_by_hand(V.log_evidence(lj)), "ln p(x) itself")
-    _assert_fails(checks.elbo_gap_by_hand(float(np.sum(q * np.log(q / [0.75, 0.25])))), "prior")
-    _assert_fails(checks.elbo_gap_by_hand(-gap), "negative")
-    _assert_fails(checks.elbo_gap_by_hand(gap + 0.05), "not the gap")
-    _assert_fails(checks.elbo_gap_by_hand("0.1"), "string")
-    _assert_fails(checks.elbo_gap_by_hand(np.array([0.1, 0.2])), "single number")
-    _assert_fails(checks.elbo_gap_by_hand(float("nan")), "nan")
-    _assert_fails(checks.elbo_gap_by_hand(float("inf")), "infinite")
-    _assert_fails(checks.elbo_gap_by_hand(lambda: gap), "function")
-    _assert_fails(checks.elbo_gap_by_hand(gap / np.log(2)), "bits")
-    _assert_fails(checks.elbo_gap_by_hand(round(gap, 2)), "three decimals")
+    assert_fails(checks.elbo_gap_by_hand(float(np.sum(post * np.log(post / q)))), "other direction")
+    assert_fails(checks.elbo_gap_by_hand(V.elbo(lj, q)), "ELBO itself")
+    assert_fails(checks.elbo_gap_by_hand(V.log_evidence(lj)), "ln p(x) itself")
+    assert_fails(checks.elbo_gap_by_hand(float(np.sum(q * np.log(q / [0.75, 0.25])))), "prior")
+    assert_fails(checks.elbo_gap_by_hand(-gap), "negative")
+    assert_fails(checks.elbo_gap_by_hand(gap + 0.05), "not the gap")
+    assert_fails(checks.elbo_gap_by_hand("0.1"), "string")
+    assert_fails(checks.elbo_gap_by_hand(np.array([0.1, 0.2])), "single number")
+    assert_fails(checks.elbo_gap_by_hand(float("nan")), "nan")
+    assert_fails(checks.elbo_gap_by_hand(float("inf")), "infinite")
+    assert_fails(checks.elbo_gap_by_hand(lambda: gap), "function")
+    assert_fails(checks.elbo_gap_by_hand(gap / np.log(2)), "bits")
+    assert_fails(checks.elbo_gap_by_hand(round(gap, 2)), "three decimals")
     no_prior = lj - np.log([0.75, 0.25])
-    _assert_fails(checks.elbo_gap_by_hand(V.kl_to_posterior(no_prior, q)), "left out the prior")
-    _assert_fails(checks.elbo_gap_by_hand(V.kl_to_posterior(no_prior + np.log([0.25, 0.75]), q)), "swapped")
+    assert_fails(checks.elbo_gap_by_hand(V.kl_to_posterior(no_prior, q)), "left out the prior")
+    assert_fails(checks.elbo_gap_by_hand(V.kl_to_posterior(no_prior + np.log([0.25, 0.75]), q)), "swapped")
     assert checks.elbo_gap_by_hand(...).status == "not implemented"
     assert checks.elbo_gap_by_hand(None).status == "not implemented"
 
@@ -170,7 +157,7 @@ def _variant(kind):
     ],
 )
 def test_mean_field_update_names_the_mistake(kind, fragment):
-    _assert_fails(checks.mean_field_update(_variant(kind)), fragment)
+    assert_fails(checks.mean_field_update(_variant(kind)), fragment)
 
 
 # ------------------------------------------------------------ ex-hard-em-step
@@ -212,17 +199,17 @@ def test_hard_em_step_names_the_mistake():
         nk = new_w * len(X)
         return new_w, new_mu, new_cov * (nk / (nk - 1))[:, None, None]
 
-    _assert_fails(checks.hard_em_step(soft), "soft EM step")
-    _assert_fails(checks.hard_em_step(no_weights), "mixing weights")
-    _assert_fails(checks.hard_em_step(unbiased_cov), "covariances are not")
-    _assert_fails(checks.hard_em_step(lambda X, w, mu, cov: hard_right(X, w, mu, cov)[:2]), "tuple")
+    assert_fails(checks.hard_em_step(soft), "soft EM step")
+    assert_fails(checks.hard_em_step(no_weights), "mixing weights")
+    assert_fails(checks.hard_em_step(unbiased_cov), "covariances are not")
+    assert_fails(checks.hard_em_step(lambda X, w, mu, cov: hard_right(X, w, mu, cov)[:2]), "tuple")
 
     def counts(X, w, mu, cov):
         new_w, new_mu, new_cov = hard_right(X, w, mu, cov)
         return new_w * len(X), new_mu, new_cov
 
-    _assert_fails(checks.hard_em_step(counts), "counts")
-    _assert_fails(checks.hard_em_step(lambda X, w, mu, cov: dict(weights=w)), "tuple")
+    assert_fails(checks.hard_em_step(counts), "counts")
+    assert_fails(checks.hard_em_step(lambda X, w, mu, cov: dict(weights=w)), "tuple")
 
 
 # ------------------------------------------------------------ ex-mean-field-gap
@@ -238,18 +225,18 @@ def gap_right(X, params):
 
 def test_mean_field_gap_accepts_right_answer_and_names_mistakes():
     assert checks.mean_field_gap(gap_right)
-    _assert_fails(checks.mean_field_gap(lambda X, p: -gap_right(X, p)), "negative")
+    assert_fails(checks.mean_field_gap(lambda X, p: -gap_right(X, p)), "negative")
 
     def exact_q(X, params):
         lj = V.log_joint(X, params)
         return V.log_evidence(lj) - V.elbo(lj, V.posterior(lj))
 
-    _assert_fails(checks.mean_field_gap(exact_q), "exact posterior")
+    assert_fails(checks.mean_field_gap(exact_q), "exact posterior")
 
     def unconverged(X, params):
         lam = np.broadcast_to(params.probs, (X.shape[0], len(params.probs))).copy()
         return V.log_likelihood(X, params) - V.mean_field_elbo(X, params, lam)
 
-    _assert_fails(checks.mean_field_gap(unconverged), "convergence")
-    _assert_fails(checks.mean_field_gap(lambda X, p: gap_right(X, p) / len(X)), "per data point")
-    _assert_fails(checks.mean_field_gap(lambda X: 0.0), "raised an exception")
+    assert_fails(checks.mean_field_gap(unconverged), "convergence")
+    assert_fails(checks.mean_field_gap(lambda X, p: gap_right(X, p) / len(X)), "per data point")
+    assert_fails(checks.mean_field_gap(lambda X: 0.0), "raised an exception")

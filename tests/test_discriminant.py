@@ -345,6 +345,33 @@ def test_prediction_methods_are_consistent(covariance_type):
     np.testing.assert_allclose(log_p, model._joint(X) - model.score_samples(X)[:, None], atol=1e-12)
 
 
+@pytest.mark.parametrize("covariance_type", TYPES)
+@pytest.mark.parametrize("d", [3, 23])  # 23 > 20: full covariances take the stacked-Cholesky route
+def test_estimator_fast_path_equals_the_reference_log_joint(covariance_type, d):
+    """predict_* score by lib/_fastpath.py; the pure log_joint (lib.gaussian.log_prob) is the reference."""
+    X, y = _random_data(1, n_per_class=(60, 45, 80), d=d)
+    model = GDA(covariance_type, priors=[0.5, 0.2, 0.3]).fit(X, y)
+    rng = np.random.default_rng(2)
+    new = np.vstack([X[:50] + rng.normal(size=(50, d)), 40.0 * rng.normal(size=(5, d))])  # some far away
+    want = discriminant.log_joint(new, model.priors_, model.means_, model.covariances_, covariance_type)
+    np.testing.assert_allclose(model._joint(new), want, rtol=1e-10)
+    np.testing.assert_allclose(
+        model.predict_log_proba(new),
+        discriminant.log_posterior(new, model.priors_, model.means_, model.covariances_, covariance_type),
+        rtol=1e-9, atol=1e-9,
+    )
+    # a row's scores do not depend on the other rows it is scored with (up to the last bits
+    # that BLAS kernels for different row counts change): the data are centred at the model's mean
+    np.testing.assert_allclose(model.predict_proba(new[3:4]), model.predict_proba(new)[3:4], rtol=1e-12)
+
+
+def test_split_by_class_equals_boolean_masks():
+    rng = np.random.default_rng(3)
+    X, y_index = rng.normal(size=(50, 2)), rng.integers(4, size=50)
+    for k, rows in enumerate(discriminant._split_by_class(X, y_index, 4)):
+        np.testing.assert_array_equal(rows, X[y_index == k])
+
+
 def test_priors_shift_the_log_posterior_odds():
     X, y = DATASETS["random"]
     a = GDA("full", priors=[1 / 3, 1 / 3, 1 / 3]).fit(X, y)

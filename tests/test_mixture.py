@@ -24,7 +24,9 @@ from numpy.testing import assert_allclose
 from sklearn.exceptions import NotFittedError
 from sklearn.mixture import GaussianMixture as SklearnGaussianMixture
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from threadpoolctl import threadpool_info, threadpool_limits
 
+import lib._fastpath as _fastpath
 import lib.mixture as mixture
 from lib._validation import COVARIANCE_TYPES, ConvergenceWarning
 from lib.gaussian import full_covariances, log_prob
@@ -240,6 +242,15 @@ def test_fast_m_step_equals_m_step(covariance_type, n_features):
     assert_allclose(cov, expected[2], rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("covariance_type, n_features", [("tied", 3), ("spherical", 3), ("full", 23)])
+def test_narrow_features_hold_the_only_copy_of_the_data(covariance_type, n_features):
+    """For phi = [1, x] or [1, x, ||x||^2], the centred data are a view of phi: memory O(n d), one copy."""
+    X = blobs(np.random.default_rng(6), 500, n_features, 3)
+    fast = mixture._SufficientStatistics(X, covariance_type, 3)
+    assert all(np.shares_memory(fast.Xc, phi) for phi in fast.phi)
+    assert_allclose(fast.Xc, X - X.mean(axis=0), rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
 @pytest.mark.parametrize("n_features", [3, 23])
 def test_block_size_does_not_change_the_fit(monkeypatch, covariance_type, n_features):
@@ -247,11 +258,11 @@ def test_block_size_does_not_change_the_fit(monkeypatch, covariance_type, n_feat
     rng = np.random.default_rng(5)
     X = blobs(rng, 3000, n_features, 3)
     params = random_parameters(rng, X, 3, covariance_type)
-    monkeypatch.setattr(mixture, "_BLOCK_BYTES", 1 << 30)  # one block
+    monkeypatch.setattr(_fastpath, "BLOCK_BYTES", 1 << 30)  # one block
     whole = run_lib(X, params, covariance_type, max_iter=5)
-    monkeypatch.setattr(mixture, "_BLOCK_BYTES", 1)  # blocks of 64 rows
+    monkeypatch.setattr(_fastpath, "BLOCK_BYTES", 1)  # blocks of 64 rows
     blocked = run_lib(X, params, covariance_type, max_iter=5)
-    monkeypatch.setattr(mixture, "_KEEP_FEATURES_BYTES", 0)  # wide features rebuilt per block
+    monkeypatch.setattr(_fastpath, "KEEP_FEATURES_BYTES", 0)  # wide features rebuilt per block
     rebuilt = run_lib(X, params, covariance_type, max_iter=5)
     assert rebuilt.log_likelihood_history_ == pytest.approx(whole.log_likelihood_history_, rel=1e-12)
     assert blocked.log_likelihood_history_ == pytest.approx(whole.log_likelihood_history_, rel=1e-12)
@@ -470,6 +481,38 @@ def test_convergence_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         GaussianMixture(2, max_iter=0, random_state=0).fit(X)  # init only: no warning
+
+
+def test_convergence_warning_points_at_the_callers_line():
+    X = blobs(np.random.default_rng(11), 100, 2, 2)
+    for method in ("fit", "fit_predict"):
+        with pytest.warns(ConvergenceWarning) as record:
+            getattr(GaussianMixture(2, max_iter=1, tol=0.0, random_state=0), method)(X)
+        assert record[0].filename == __file__, (method, record[0].filename)
+
+
+def _blas_threads():
+    return {i["filepath"]: i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+
+def test_fit_runs_em_with_one_blas_thread_and_restores_the_callers_limit(monkeypatch):
+    # "Threads" in the GaussianMixture docstring: the EM loop limits BLAS to one thread
+    seen = []
+    e_step = mixture._SufficientStatistics.e_step
+
+    def spy(self, theta):
+        seen.append(_blas_threads())
+        return e_step(self, theta)
+
+    monkeypatch.setattr(mixture._SufficientStatistics, "e_step", spy)
+    X = blobs(np.random.default_rng(13), 200, 3, 2)
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
+        gm = GaussianMixture(2, max_iter=3, tol=0.0, random_state=0).fit(X)
+        gm.predict_proba(X)  # scoring limits the threads too, through lib._fastpath.log_joint
+        after = _blas_threads()
+    assert len(seen) == 3 and all(set(s.values()) == {1} for s in seen)
+    assert after == before
 
 
 def test_collapse_is_held_off_by_reg_covar():

@@ -78,3 +78,22 @@ def test_model_modules_import_without_matplotlib(tmp_path):
     env = dict(os.environ)
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
+
+
+def _section(text, heading):
+    """The lines of a Markdown section, from its heading to the next heading of the same level."""
+    level = heading.split(" ")[0]
+    lines = text.splitlines()
+    start = lines.index(heading) + 1
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith(level + " ")), len(lines))
+    return lines[start:end]
+
+
+def test_readme_benchmark_numbers_come_from_the_latest_results():
+    """The README quotes benchmarks/results.md (summary and table rows) without editing them."""
+    readme = _section((ROOT / "README.md").read_text(), "## Benchmarks")
+    results = set((ROOT / "benchmarks" / "results.md").read_text().splitlines())
+    quoted = [line for line in readme if line.startswith(("- headline", "- largest", "- median", "- memory", "| 1e"))]
+    assert len(quoted) >= 10, "the README's Benchmarks section should quote the summary and some rows"
+    stale = [line for line in quoted if line not in results]
+    assert not stale, f"README lines not in benchmarks/results.md (copy them from the latest run): {stale}"
