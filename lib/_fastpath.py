@@ -50,9 +50,9 @@ _LOG_2PI = np.log(2.0 * np.pi)
 #: route of the fast path instead of the x x^T features (measured crossover).
 MAX_QUADRATIC_FEATURES_DIM = 20
 
-#: The fast path keeps the features phi(X) of all rows when they take at most
-#: this many bytes (or are no wider than the data); see
-#: lib.mixture._SufficientStatistics.
+#: The fast path keeps wide features phi(X) (x**2, x x^T) of all rows when they
+#: take at most this many bytes; narrow ones ([1, x], [1, x, ||x||^2]) are always
+#: kept.  See lib.mixture._SufficientStatistics.
 KEEP_FEATURES_BYTES = 32 << 20  # 32 MiB
 
 #: The fast path works on blocks of rows whose per-block arrays take about this
@@ -66,14 +66,13 @@ _CONTROLLER = None
 def one_blas_thread():
     """Context manager that limits BLAS to one thread (see "Threads" in lib.mixture.GaussianMixture).
 
-    The controller is created once, at the first fit: creating it scans the
+    The controller is created once, at first use: creating it scans the
     loaded libraries (about 0.5 ms); entering its ``limit`` costs microseconds.
     """
     global _CONTROLLER
     if _CONTROLLER is None:
         _CONTROLLER = ThreadpoolController()
     return _CONTROLLER.limit(limits=1, user_api="blas")
-
 
 
 def cholesky_route(covariance_type, n_features):
@@ -97,7 +96,7 @@ def row_blocks(n_samples, n_features, n_components, covariance_type):
 
 
 def is_narrow(covariance_type, n_features):
-    """Whether phi(x) is [1, x] or [1, x, ||x||^2]: then columns 1..d of phi(X) are the data."""
+    """Whether phi(x) is [1, x] or [1, x, ||x||^2]: then columns 1..d of phi are the centred data."""
     return covariance_type in ("tied", "spherical") or cholesky_route(covariance_type, n_features)
 
 

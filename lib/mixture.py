@@ -581,9 +581,10 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     **Threads.**  :meth:`fit` and the scoring methods run with BLAS limited
     to one thread and restore the caller's setting afterwards (scikit-learn's
     ``KMeans`` does the same).  The fast path multiplies cache-sized blocks of
-    rows, about 2 MiB each; for products that small a second BLAS thread costs
-    more in start-up and synchronisation than it saves
-    (``benchmarks/results_threads.md`` measures it).  To use several cores,
+    rows, about 2 MiB each; for products that small a second BLAS thread can
+    cost more in start-up and synchronisation than it saves
+    (``benchmarks/results_threads.md``: up to 5 times slower iterations for
+    full and tied covariances on 2 cores).  To use several cores,
     fit several models in parallel processes (one per ``n_init`` or per ``K``).
 
     **scikit-learn's estimator checks** (``check_estimator``) all pass.  The
