@@ -22,7 +22,7 @@ timings compare the same computation.
 Usage::
 
     python benchmarks/bench_discriminant.py --quick   # a few seconds, 1 thread
-    python benchmarks/bench_discriminant.py           # 1 and 2 threads (about a minute)
+    python benchmarks/bench_discriminant.py           # 1 and 2 threads (about two minutes)
 
 Appends the table to benchmarks/results_discriminant.md (``--output`` to
 change, ``--no-write`` to only print).
@@ -158,7 +158,8 @@ def main(argv=None):
         if not out.exists():
             out.write_text(
                 "# Benchmarks: lib.discriminant against scikit-learn\n\n"
-                "Written by `benchmarks/bench_discriminant.py`; each run appends a section.\n"
+                "Written by `benchmarks/bench_discriminant.py`; each run appends a section, so the last "
+                "section is the latest (earlier ones show how the code got here).\n"
             )
         with out.open("a") as fh:
             fh.write(text)
