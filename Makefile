@@ -13,11 +13,11 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test unit nbval nbval-2threads build-check browser pdf notebooks student serve clean bench
+.PHONY: help install book test unit nbval nbval-2threads build-check browser pdf pdf-check notebooks student serve clean bench
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
-	@echo "make test       run every test: unit, notebook sync, student edition, nbval (1 and 2 threads), -W build, browser"
+	@echo "make test       run every test: unit, notebook sync, student edition, nbval (1 and 2 threads), -W build, browser, PDF"
 	@echo "make notebooks  re-execute chapters whose notebook no longer matches its .md; regenerate student notebooks"
 	@echo "make student    regenerate the student notebooks only"
 	@echo "make pdf        build the instructor's PDF (solutions inline) into _build/latex/book.pdf"
@@ -44,6 +44,7 @@ test: $(STAMP)
 	$(MAKE) nbval-2threads
 	$(MAKE) build-check
 	$(MAKE) browser
+	$(MAKE) pdf-check
 
 unit: $(STAMP)
 	$(THREADS) $(PY) -m pytest
@@ -72,11 +73,17 @@ notebooks: $(STAMP)
 student: $(STAMP)
 	$(PY) tools/student.py
 
-# The PDF prints solutions inline: it is the instructor's edition. Not part of `make test`.
+# The PDF prints solutions inline: it is the instructor's edition.  Installs
+# TeX Live from Debian's packages when missing (tools/install_tex.sh).
 pdf: $(STAMP)
 	bash tools/install_tex.sh
 	$(VENV)/bin/jupyter-book build . --builder pdflatex -W -n --keep-going
 	@echo "The PDF is at $(CURDIR)/_build/latex/book.pdf"
+
+# The PDF read back (pdf_tests/): titles, chapter numbers, references, figures
+# (counted against the HTML build, which make test has just made), solutions.
+pdf-check: pdf
+	$(PY) -m pytest pdf_tests
 
 serve:
 	@echo "Serving _build/html on http://127.0.0.1:8000 (Ctrl-C to stop)"
