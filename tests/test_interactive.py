@@ -33,8 +33,7 @@ def _em_runs(X, n_runs=2, steps=3):
         w, m, c = np.full(2, 0.5), X[rng.choice(len(X), 2, replace=False)], np.array([np.eye(2)] * 2)
         run = {k: [] for k in ("resp", "means", "covariances", "log_likelihood", "bound")}
         for _ in range(steps):
-            resp = mixture.e_step(X, w, m, c)
-            resp = resp[0] if isinstance(resp, tuple) else resp
+            resp, _ = mixture.e_step(X, w, m, c)
             for key, value in zip(run, (resp, m, c, mixture.log_likelihood(X, w, m, c),
                                         mixture.lower_bound(X, resp, w, m, c))):
                 run[key].append(value)
