@@ -19,7 +19,7 @@ import book_browser as bb
 
 MAX_PAGE_BYTES = 5 * 1024 * 1024
 MAX_REDRAW_MS = 100.0
-_MEASURED: dict[str, str] = {}
+MEASURED: dict[str, str] = {}  # printed by conftest.pytest_terminal_summary
 
 
 def _figures():
@@ -68,22 +68,26 @@ def _open(browser, server, docname, dark=False):
     return context, page, record
 
 
-# Redraw time of one control move: set the value, fire the event, time the
-# synchronous redraw (the renderer draws inside the event handler).
+# Redraw time of one control move: set the value, fire the event, and wait
+# until the browser has painted the new frame (two animation frames later).
 _JS_REDRAW_MS = r"""
-([index, control, value]) => {
+async ([index, control, value]) => {
   const fig = document.querySelectorAll('.interactive-figure')[index];
   const input = fig.querySelectorAll('[data-control]')[control];
+  await new Promise(r => requestAnimationFrame(() => r()));
   input.value = String(value);
   const t0 = performance.now();
   input.dispatchEvent(new Event('input', {bubbles: true}));
+  fig.querySelector('svg').getBoundingClientRect();  // force layout
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   return performance.now() - t0;
 }
 """
 
 
-@pytest.mark.parametrize("docname,index", FIGURES, ids=[f"{bb.screenshot_stem(d)}-{i}" for d, i in FIGURES])
-def test_interactive_figure(browser, server, docname, index):
+@pytest.mark.parametrize("page,index", FIGURES, ids=[f"{bb.screenshot_stem(d)}-{i}" for d, i in FIGURES])
+def test_interactive_figure(browser, server, page, index):
+    docname = page
     context, page, record = _open(browser, server, docname)
     problems = []
     try:
@@ -127,14 +131,14 @@ def test_interactive_figure(browser, server, docname, index):
                 problems.append(f"{where}: the picture did not change when control {j} moved")
             size = control.evaluate("e => e.tagName === 'SELECT' ? e.options.length : +e.max + 1")
             times = [page.evaluate(_JS_REDRAW_MS, [index, j, v]) for v in (size - 1, 0, size // 2)]
-            _MEASURED[f"{where}, control {j}"] = f"redraw {max(times):.1f} ms"
+            MEASURED[f"{where}, control {j}"] = f"redraw {max(times):.1f} ms"
             if max(times) > MAX_REDRAW_MS:
                 problems.append(f"{where}: control {j} redraws in {max(times):.0f} ms (limit {MAX_REDRAW_MS:.0f})")
         if record["blocked"]:
             problems.append(f"{where}: requests left the book: {record['blocked'][:5]}")
         if record["errors"]:
             problems.append(f"{where}: JavaScript errors: {record['errors'][:3]}")
-        _MEASURED[f"{docname} page weight"] = f"{record['bytes'] / 2**20:.2f} MiB"
+        MEASURED[f"{docname} page weight"] = f"{record['bytes'] / 2**20:.2f} MiB"
         if record["bytes"] > MAX_PAGE_BYTES:
             problems.append(f"{docname}: the page weighs {record['bytes'] / 2**20:.1f} MiB (limit 5 MiB)")
     finally:
@@ -142,8 +146,9 @@ def test_interactive_figure(browser, server, docname, index):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("docname,index", FIGURES, ids=[f"{bb.screenshot_stem(d)}-{i}" for d, i in FIGURES])
-def test_interactive_figure_is_readable_in_dark_mode(browser, server, docname, index):
+@pytest.mark.parametrize("page,index", FIGURES, ids=[f"{bb.screenshot_stem(d)}-{i}" for d, i in FIGURES])
+def test_interactive_figure_is_readable_in_dark_mode(browser, server, page, index):
+    docname = page
     context, page, _ = _open(browser, server, docname, dark=True)
     try:
         page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
@@ -158,14 +163,3 @@ def test_interactive_figure_is_readable_in_dark_mode(browser, server, docname, i
     assert colours["svg"] in ("rgb(255, 255, 255)", "rgba(255, 255, 255, 1)"), (
         f"{docname}: the picture has no opaque white background in dark mode ({colours['svg']})")
     assert colours["text"] != colours["page"], f"{docname}: the value text is invisible in dark mode ({colours})"
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _print_measurements(request):
-    yield
-    if _MEASURED:
-        reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
-            reporter.section("interactive figures: redraw times and page weights")
-            for key, value in _MEASURED.items():
-                reporter.write_line(f"{key}: {value}")
