@@ -122,13 +122,16 @@ def test_no_unresolved_reference(pdf_text, latex_log):
 
 
 def _html_figures():
-    """Number of images in the HTML pages of _toc.yml (cell outputs and figures)."""
+    """Number of pictures in the HTML pages of _toc.yml: images (cell outputs and
+    figures) and interactive figures (an SVG on the web, a still image in print)."""
     _require(HTML, "run `make book` (or make build-check) first")
     count = 0
     for doc, _ in [("chapters/intro", False)] + _toc():
         page = HTML / f"{doc}.html"
         _require(page, "the HTML build is incomplete")
-        count += len(re.findall(r'<img\b[^>]*\bsrc="[^"]*_images/', page.read_text()))
+        text = page.read_text()
+        count += len(re.findall(r'<img\b[^>]*\bsrc="[^"]*_images/', text))
+        count += len(re.findall(r'class="interactive-figure"', text))
     return count
 
 
