@@ -77,6 +77,11 @@ _EMPTY_COUNT = _COUNT_EPS
 
 _INIT_PARAMS = ("kmeans++", "random", "random_from_data", "given")
 
+
+def _is_dask(X):
+    """Whether X is a Dask collection (checked without importing Dask: it is optional)."""
+    return hasattr(type(X), "__dask_graph__")
+
 # --------------------------------------------------------------------------
 # Validation of mixture parameters (public entry points only)
 # --------------------------------------------------------------------------
@@ -533,6 +538,20 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         Seeds the initialisation and :meth:`sample`.
     verbose : int, default=0
         Print the log-likelihood at every iteration when >= 1.
+    init_sample_size : int or None, default=None
+        ``'kmeans++'`` seeds from this many rows drawn at random (all rows
+        when None).  For a Dask array that does not fit in memory, set it
+        (e.g. 100_000): the sample is read, not the whole array.
+
+    **Dask arrays.**  :meth:`fit` also accepts a ``dask.array.Array`` chunked
+    along rows (``pip install "genmodels-lib[dask]"``): each EM iteration is
+    one pass over the chunks, each chunk returning its sums, added in a tree
+    (``lib/_dask.py``, chapter 4 "EM when the data do not fit in memory").
+    The initialisation then costs: ``'given'`` no pass; ``'random_from_data'``
+    reading K rows plus one pass; ``'kmeans++'`` reading ``init_sample_size``
+    rows plus one pass; ``'random'`` one pass.  :meth:`predict`,
+    :meth:`predict_proba` and :meth:`score_samples` of a Dask array return Dask
+    arrays chunked like it; :meth:`score` returns a number.
 
     Attributes
     ----------
@@ -622,6 +641,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         covariances_init=None,
         random_state=None,
         verbose=0,
+        init_sample_size=None,
     ):
         self.n_components = n_components
         self.covariance_type = covariance_type
@@ -635,6 +655,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         self.covariances_init = covariances_init
         self.random_state = random_state
         self.verbose = verbose
+        self.init_sample_size = init_sample_size
 
     # ---- validation ------------------------------------------------------
 
@@ -654,6 +675,8 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         check_positive_int(self.max_iter, "max_iter", minimum=0)
         check_positive_int(self.n_init, "n_init")
         check_positive_int(self.verbose, "verbose", minimum=0)
+        if self.init_sample_size is not None:
+            check_positive_int(self.init_sample_size, "init_sample_size", minimum=n_components)
         if not isinstance(self.init_params, str) or self.init_params not in _INIT_PARAMS:
             raise ValueError(f"init_params must be one of {_INIT_PARAMS}, got {self.init_params!r}.")
         given = {}
@@ -746,12 +769,30 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         return self
 
     def _fit(self, X):
+        if _is_dask(X):
+            return self._fit_dask(X)
         X = self._validate_X(X, reset=True)
         n_samples, n_features = X.shape
         given = self._check_hyperparameters(n_samples, n_features)
         rng = check_rng(self.random_state)
         with _fastpath.one_blas_thread():  # why: "Threads" in the class docstring
             return self._run_em(X, given, rng)
+
+    def _fit_dask(self, X):
+        """EM on a Dask array: one pass over its row chunks per iteration (lib/_dask.py)."""
+        from . import _dask
+
+        X = _dask.check_dask_X(X)
+        n_samples, n_features = X.shape
+        given = self._check_hyperparameters(n_samples, n_features)
+        rng = check_rng(self.random_state)
+        with _fastpath.one_blas_thread():
+            best = _dask.run_em(self, X, given, rng)
+        self.n_features_in_ = n_features
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self._set_fitted(best, shift=0.0)
+        return self.predict(X)
 
     def _run_em(self, X, given, rng):
         n_samples = X.shape[0]
@@ -783,23 +824,27 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                 best = dict(bound=bound, theta=theta, history=history, n_iter=n_iter,
                             converged=converged, labels=labels)
 
+        self._set_fitted(best, shift=fast.shift)
+        return best["labels"]
+
+    def _set_fitted(self, best, shift):
+        """The fitted attributes of the kept run (``best``: theta in coordinates centred at ``shift``)."""
         if not best["converged"] and self.max_iter > 0:
             warnings.warn(
                 f"EM did not converge in max_iter={self.max_iter} iterations (tol={self.tol}) "
                 "for the best initialisation; increase max_iter or tol, try other init_params, "
                 "or check the data for duplicated or degenerate points.",
                 ConvergenceWarning,
-                stacklevel=4,  # _run_em <- _fit <- fit/fit_predict <- the caller
+                stacklevel=5,  # _set_fitted <- _run_em <- _fit <- fit/fit_predict <- the caller
             )
         weights, means_c, cov = best["theta"]
         self.weights_ = weights
-        self.means_ = means_c + fast.shift
+        self.means_ = means_c + shift
         self.covariances_ = cov
         self.converged_ = best["converged"]
         self.n_iter_ = best["n_iter"]
         self.lower_bound_ = float(best["bound"])
         self.log_likelihood_history_ = np.asarray(best["history"])
-        return best["labels"]
 
     def fit_predict(self, X, y=None):
         """Fit, then return the most responsible component of each training sample.
@@ -822,22 +867,37 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         return _fastpath.log_joint(X, self.weights_, self.means_, self.covariances_,
                                    self.covariance_type, shift=self.weights_ @ self.means_)
 
+    def _map_dask(self, method, X, out_columns=None, dtype=np.float64):
+        """``method`` on every row chunk of a Dask ``X``, lazily (a Dask array chunked like X)."""
+        from . import _dask
+
+        check_is_fitted(self)
+        return _dask.map_rows(method, X, self.n_features_in_, out_columns, dtype)
+
     def score_samples(self, X):
         r"""Per-sample log-likelihoods :math:`\ln p(x_i \mid \theta)`, shape (n_samples,)."""
+        if _is_dask(X):
+            return self._map_dask(self.score_samples, X)
         return _fastpath.log_normaliser(self._weighted_log_prob(X))
 
     def score(self, X, y=None):
         """Mean log-likelihood per sample (a float); higher is better."""
+        if _is_dask(X):
+            return float(self.score_samples(X).mean().compute())
         return float(np.mean(self.score_samples(X)))
 
     def predict_proba(self, X):
         r"""Responsibilities :math:`\gamma_{ik}` of the fitted model, shape (n_samples, n_components)."""
+        if _is_dask(X):
+            return self._map_dask(self.predict_proba, X, out_columns=len(self.weights_))
         resp = self._weighted_log_prob(X)
         _fastpath.normalise_rows(resp)  # in place: resp now holds gamma_ik
         return resp
 
     def predict(self, X):
         """Most responsible component of each sample, shape (n_samples,)."""
+        if _is_dask(X):
+            return self._map_dask(self.predict, X, dtype=np.intp)
         return np.argmax(self._weighted_log_prob(X), axis=1)
 
     def sample(self, n_samples=1):
