@@ -96,7 +96,7 @@ def main():
 
     X = lazy_data(rows, chunk_rows)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  memory_limit=args.memory_limit, dashboard_address=None,
+                                  memory_limit=args.memory_limit, dashboard_address="127.0.0.1:0",
                                   silence_logs=40) as cluster, distributed.Client(cluster):
         sampler = MemorySampler()
         with sampler.sample("fit", interval=0.5):

@@ -175,7 +175,7 @@ def test_lib_imports_without_dask():
 def cluster():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None, worker_dashboard_address=None,
+                                  dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
                                   silence_logs=40) as cl, distributed.Client(cl) as client:
         yield cl, client
 
