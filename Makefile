@@ -39,6 +39,8 @@ book: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
+	# chapter code within 88 columns: it fits the page in the PDF and the HTML
+	$(VENV)/bin/ruff check --select E501 --line-length 88 $(NOTEBOOKS)
 	$(THREADS) $(PY) -m pytest
 	$(MAKE) nbval
 	$(MAKE) nbval-2threads
