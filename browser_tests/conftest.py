@@ -80,6 +80,13 @@ def visit(browser, server, html_root):
 
 
 def pytest_terminal_summary(terminalreporter):
+    import sys
+
+    measured = getattr(sys.modules.get("test_interactive_figures"), "MEASURED", {})
+    if measured:
+        terminalreporter.section("interactive figures: redraw times and page weights")
+        for key, value in measured.items():
+            terminalreporter.write_line(f"{key}: {value}")
     if bb.LAUNCH_SUMMARY:
         terminalreporter.section("launch buttons (page -> notebook opened)")
         for docname, lines in bb.LAUNCH_SUMMARY.items():
