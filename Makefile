@@ -13,7 +13,7 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test unit nbval nbval-2threads build-check browser pdf pdf-check notebooks student serve clean bench
+.PHONY: help install book test unit nbval nbval-2threads build-check browser pdf pdf-check notebooks student serve clean bench grade
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
@@ -23,6 +23,7 @@ help:
 	@echo "make pdf        build the instructor's PDF (solutions inline) into _build/latex/book.pdf"
 	@echo "make serve      serve _build/html on http://127.0.0.1:8000"
 	@echo "make bench      run the benchmarks against scikit-learn"
+	@echo "make grade SUBMISSIONS=dir [OUT=dir]  grade a folder of homework notebooks (see README)"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -95,6 +96,13 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_mixture.py
 	$(PY) benchmarks/bench_discriminant.py
 	$(PY) benchmarks/bench_threads.py
+
+# Grade homework: every .ipynb in SUBMISSIONS (one per student) -> OUT/grades.csv and OUT/feedback/.
+# Extra options (time and memory limits, -j, --chapter, --force): GRADE_ARGS="..." or tools/grade.py --help.
+OUT ?= grades
+grade: $(STAMP)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [OUT=folder] [GRADE_ARGS=...]"; exit 2; }
+	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(GRADE_ARGS)
 
 clean:
 	rm -rf _build

@@ -311,7 +311,8 @@ class InteractiveFigure:
         import matplotlib.pyplot as plt
 
         w, h = self.size
-        fig = plt.figure(figsize=(w / 100, h / 100), dpi=100, facecolor="white")
+        # placed axes: no constrained layout (the book style turns it on)
+        fig = plt.figure(figsize=(w / 100, h / 100), dpi=100, facecolor="white", layout="none")
         values = self.initial
         for panel in self.panels:
             left, top, pw, ph = panel["box"]

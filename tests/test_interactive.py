@@ -154,3 +154,14 @@ def test_bad_input_is_explained(data):
                                             text=["only one"])
     with pytest.raises(ValueError, match="entries"):
         plotting.InteractiveFigure([], [{"kind": "range", "label": "t", "size": 3}], ["a"], alt="x")
+
+
+def test_still_frame_draws_without_warnings(data):
+    import warnings
+
+    with matplotlib.rc_context():
+        plotting.use_book_style()  # constrained layout on, as in the chapters
+        fig = plotting.interactive_mixture_fit(data, _em_runs(data, 1, 2), alt="EM")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fig._repr_mimebundle_()

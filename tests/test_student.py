@@ -63,37 +63,6 @@ def _tags(cell):
     return cell.get("metadata", {}).get("tags", [])
 
 
-def _output_text(cell):
-    parts = []
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "stream":
-            parts.append(out["text"] if isinstance(out["text"], str) else "".join(out["text"]))
-        elif "data" in out:
-            text = out["data"].get("text/plain", "")
-            parts.append(text if isinstance(text, str) else "".join(text))
-        elif out.get("output_type") == "error":
-            parts.append(f"{out['ename']}: {out['evalue']}")
-    return "\n".join(parts)
-
-
-def _execute(nb, what):
-    """Run ``nb`` (an nbformat notebook) on a fresh kernel from student/, one thread."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
-    book.pin_threads(1)
-    client = NotebookClient(nb, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(student.STUDENT)}})
-    try:
-        client.execute()
-    except CellExecutionError as exc:
-        message = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
-        pytest.fail(f"{what} stops with an error. (If the failing cell uses an exercise's solution: "
-                    f"students only have the starter, so compute it again with lib.)\n{message[-2000:]}",
-                    pytrace=False)
-    return nb
-
-
 # ------------------------------------------------------------ in sync --
 
 def test_student_notebooks_are_in_sync():
@@ -192,36 +161,8 @@ def test_student_notebook_layout(md):
 
 
 # ------------------------------------------------------------- execution --
-
-@pytest.mark.parametrize("md", SOURCES, ids=IDS)
-def test_student_notebook_runs_and_checks_say_to_do(md):
-    import nbformat
-
-    nb = nbformat.reads(student.student_notebook_path(md).read_text(), as_version=4)
-    nb = _execute(nb, f"student/{md.stem}.ipynb")
-    for cell in nb.cells:
-        if cell.cell_type == "code" and "check" in _tags(cell):
-            text = _output_text(cell)
-            assert "[TO DO]" in text or "not implemented yet" in text, (
-                f"{md.stem}: check cell {cell.id} should say 'not implemented yet' in the student "
-                f"notebook, but printed:\n{text}"
-            )
-
-
-@pytest.mark.parametrize("md", SOURCES, ids=IDS)
-def test_solutions_pasted_into_starters_pass_every_check(md):
-    nb = student.build(md, with_solutions=True)
-    checks = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "check" in _tags(c)]
-    if not checks:
-        pytest.skip(f"{md.stem} has no exercises")
-    nb.cells = nb.cells[: checks[-1] + 1]  # nothing after the last check matters here
-    nb = _execute(nb, f"student/{md.stem}.ipynb with the solutions pasted into the starters")
-    failures = []
-    for i in checks:
-        text = _output_text(nb.cells[i])
-        if "[PASSED]" not in text:
-            failures.append(f"check cell {nb.cells[i].id}: {text.strip()}")
-    assert not failures, f"{md.stem}: with the solutions pasted in, checks do not pass:\n" + "\n".join(failures)
+# Running every student notebook, untouched and with the solutions pasted in, is
+# done once, by the grader: tests/test_grade.py (test_every_page_*).
 
 
 # ------------------------------------------------ conversion, synthetic --

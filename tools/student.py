@@ -1044,9 +1044,13 @@ class Converter:
         replacements = self._solution_replacements() if with_solutions else {}
         state = {"solution": False}
         has_bibliography = False
+        exercise = None  # label of the exercise the cells belong to (the grader reads it)
         for kind, cell, blocks in self.doc.items:
             if kind == "markdown":
                 has_bibliography |= any(b.kind == "directive" and b.name == "bibliography" for b in blocks)
+                for block in blocks:
+                    if block.kind == "directive" and block.name in ("exercise-start", "exercise"):
+                        exercise = block.label or exercise
                 chunks = self.render_blocks(blocks, state=state)
                 if chunks:
                     cells.append(new_md("\n\n".join(chunks), id=cell.id))
@@ -1061,6 +1065,8 @@ class Converter:
                     continue
             new = nbformat.v4.new_code_cell(source, id=cell.id)
             new.metadata = copy.deepcopy(dict(cell.metadata))
+            if "check" in tags and exercise:
+                new.metadata["exercise"] = exercise  # tools/grade.py: which exercise this checks
             cells.append(new)
             figure = (cell.metadata.get("mystnb") or {}).get("figure") or {}
             if figure.get("caption"):
@@ -1156,6 +1162,8 @@ def convert(md, with_solutions=False, bk=None):
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
+        # tools/grade.py: the page this notebook is the student edition of
+        "genmodels": {"page": Path(md).stem},
     }
     nbformat.validate(nb)
     return nb, [f"{md.relative_to(ROOT)}: {w}" for w in dict.fromkeys(converter.warnings)]

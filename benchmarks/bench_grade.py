@@ -1,0 +1,76 @@
+"""How long the grader takes for a class: 200 notebooks of the longest chapter, on this machine.
+
+The class is made of the longest-running student edition (chapter 5 by
+default): a quarter untouched, half with the solutions pasted in, a quarter
+with one exercise wrong.  It is graded with ``tools/grade.py -j N`` and the
+wall-clock time is written to ``benchmarks/results_grade.md`` (quoted in the
+README).  Not part of ``make test``.
+
+    .venv/bin/python benchmarks/bench_grade.py            # 200 notebooks, -j 2
+    .venv/bin/python benchmarks/bench_grade.py --n 20     # a quick look
+"""
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import student  # noqa: E402
+
+
+def make_class(folder, page, n):
+    solved = student.build(ROOT / "chapters" / f"{page}.md", with_solutions=True)
+    untouched = nbformat.read(ROOT / "student" / f"{page}.ipynb", as_version=4)
+    wrong = nbformat.from_dict(solved)
+    starter = next(c for c in wrong.cells if "starter" in c.metadata.get("tags", []))
+    starter.source = starter.source + "\n\nraise ValueError('a wrong answer')\n"
+    for i in range(n):
+        nb = untouched if i % 4 == 0 else wrong if i % 4 == 1 else solved
+        nbformat.write(nb, Path(folder) / f"student{i:03d}.ipynb")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=200)
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--page", default="05_elbo_variational_em")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results_grade.md")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        subs, out = Path(tmp) / "submissions", Path(tmp) / "grades"
+        subs.mkdir()
+        make_class(subs, args.page, args.n)
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out),
+                               "-j", str(args.jobs)], capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+        if done.returncode:
+            sys.exit(done.stderr)
+        rows = (out / "grades.csv").read_text().splitlines()[1:]
+    lines = [
+        "# Grading a class",
+        "",
+        f"`benchmarks/bench_grade.py` on {platform.machine()}, {os.cpu_count()} cores, "
+        f"{time.strftime('%Y-%m-%d')}: {args.n} notebooks of `{args.page}` (a quarter untouched, half "
+        f"solved, a quarter with one wrong answer), `tools/grade.py -j {args.jobs}`.",
+        "",
+        f"- {len(rows)} notebooks graded in {seconds:.0f} s: {seconds / args.n:.1f} s per notebook, "
+        f"{seconds * args.jobs / args.n:.1f} s of one core each (kernel start, the chapter's code, the checks).",
+        "",
+        done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "",
+    ]
+    args.out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
