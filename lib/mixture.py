@@ -278,7 +278,7 @@ def m_step(X, resp, covariance_type="full", reg_covar=1e-6):
         \Sigma_k = \frac{1}{n_k} \sum_{i} \gamma_{ik}\, (x_i - \mu_k)(x_i - \mu_k)^\top
                    + \varepsilon I .
 
-    (Lecture notes that drop the :math:`1/n_k` in :math:`\mu_k` give a sum, not
+    (Dropping the :math:`1/n_k` in :math:`\mu_k` gives a sum, not
     an average.)  The other covariance structures are
 
     * ``tied``: :math:`\Sigma = \frac1n \sum_k \sum_i \gamma_{ik}(x_i-\mu_k)(x_i-\mu_k)^\top + \varepsilon I`;

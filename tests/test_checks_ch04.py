@@ -213,7 +213,11 @@ def test_second_iteration_right_answer_passes():
 
 def test_second_iteration_mistakes():
     assert_fails(lib.checks.em_second_iteration(0.75), "first iteration")
-    assert_fails(lib.checks.em_second_iteration(1 - _second_pi1()), "second component")
+    # the weight of the other component gets the general message: naming it would reveal pi_1
+    wrong_component = lib.checks.em_second_iteration(1 - _second_pi1())
+    assert_fails(wrong_component, "not yet")
+    assert f"{_second_pi1():.3f}" not in wrong_component.message
+    assert f"{_second_pi1():.2f}" not in wrong_component.message
     assert_fails(lib.checks.em_second_iteration(0.5), "not yet")
     assert_fails(lib.checks.em_second_iteration(1.5), "between 0 and 1")
     assert_fails(lib.checks.em_second_iteration("0.67"), "single number")

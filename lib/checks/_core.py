@@ -190,7 +190,10 @@ def digest(value, decimals):
     """A one-way fingerprint of ``value`` rounded to ``decimals`` places.
 
     Numeric-answer exercises store this digest, not the answer, so reading the
-    check's source does not give the answer away.
+    check's source does not give the answer away at a glance.  It is not a
+    secret: an answer with 3 decimals in [0, 1] has only 1001 possible values,
+    and anyone can try them all against the digest (the README's "Teaching
+    with this book" says so).
     """
     text = f"{round(float(value), decimals):.{decimals}f}"
     if text.startswith("-0") and float(text) == 0.0:
