@@ -274,3 +274,19 @@ def test_help_documents_the_limits():
 def test_results_are_json_per_student(hostile):
     result = json.loads((hostile["out"] / "results" / "honest.json").read_text())
     assert result["page"] == CH2 and all(ex["status"] == "passed" for ex in result["exercises"])
+
+
+def test_the_kernel_sees_no_path_to_the_submissions(tmp_path):
+    subs = tmp_path / "secret-class-folder"
+    subs.mkdir()
+    nb = _solved(CH2)
+    starter = _cell(nb, "starter")
+    starter.source = (
+        "import os, sys\n"
+        "leak = [k for k, v in os.environ.items() if 'secret-class-folder' in v]\n"
+        "leak += [p for p in sys.path if 'secret-class-folder' in p]\n"
+        "assert not leak and 'secret-class-folder' not in os.getcwd(), leak\n"
+        + starter.source)  # then the honest solution
+    nbformat.write(nb, subs / "curious.ipynb")
+    rows, _ = _grade(subs, tmp_path / "out", "--cell-timeout", "60")
+    assert rows["curious"]["total"] == rows["curious"]["max"], _feedback(tmp_path / "out", "curious")

@@ -259,8 +259,16 @@ def run_one(submission, page_expected, editions_dir, limits):
         run_dir = work / "run"
         run_dir.mkdir()
         (run_dir / "submission.ipynb").write_text(nbformat.writes(nb))  # its own copy, nothing else
-        os.environ.update({"JUPYTER_PATH": str(jupyter_path), "HOME": str(run_dir), "MPLBACKEND": "Agg",
-                           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+        # The kernel inherits this environment: keep only what Python and BLAS need, so that
+        # nothing (a path to the submissions, say) leaks to the student's code.
+        keep = {k: v for k, v in os.environ.items()
+                if k in ("PATH", "LANG", "LC_ALL", "TZ", "VIRTUAL_ENV") or k.startswith("OPENBLAS_CORETYPE")
+                or k == "OPENBLAS_L2_SIZE"}
+        os.environ.clear()
+        os.environ.update(keep)
+        os.environ.update({"JUPYTER_PATH": str(jupyter_path), "HOME": str(run_dir), "TMPDIR": str(run_dir),
+                           "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+                           "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"})
         started, seconds = {}, {}  # cell id -> duration: a KeyboardInterrupt at the limit is a time-out
 
         def on_start(cell, cell_index):
