@@ -11,6 +11,7 @@ execution tests.
 import csv
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -41,9 +42,10 @@ def _cell(nb, tag, index=0):
     return [c for c in nb.cells if c.cell_type == "code" and tag in c.metadata.get("tags", [])][index]
 
 
-def _grade(folder, out, *extra):
+def _grade(folder, out, *extra, tmpdir=None):
     cmd = [sys.executable, str(ROOT / "tools" / "grade.py"), str(folder), "--out", str(out), "-j", "2", *extra]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    env = None if tmpdir is None else {**os.environ, "TMPDIR": str(tmpdir)}
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
     assert done.returncode == 0, done.stderr
     rows = {r["student"]: r for r in csv.DictReader(open(out / "grades.csv"))}
     return rows, done
@@ -210,9 +212,12 @@ def test_a_notebook_over_its_time_is_stopped(tmp_path):
     nb = _solved(CH2)
     _cell(nb, "starter").source = "import time\ntime.sleep(30)\n"
     nbformat.write(nb, subs / "slow.ipynb")
-    rows, _ = _grade(subs, tmp_path / "out", "--notebook-timeout", "8", "--cell-timeout", "60")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    rows, _ = _grade(subs, tmp_path / "out", "--notebook-timeout", "8", "--cell-timeout", "60", tmpdir=scratch)
     assert rows["slow"]["total"] == "0"
     assert "did not finish within 8 s" in _feedback(tmp_path / "out", "slow")
+    assert not list(scratch.iterdir()), "the killed run left its working folder behind"
 
 
 # ------------------------------------------------ every page of the book --

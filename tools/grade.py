@@ -221,7 +221,7 @@ def _kernel_spec(folder, memory, file_size):
     return spec_dir.parent.parent
 
 
-def run_one(submission, page_expected, editions_dir, limits):
+def run_one(submission, page_expected, editions_dir, limits, work=None):
     """Grade one submission in this process (called in a subprocess by the grader). Returns a result dict."""
     import nbformat
     from nbclient import NotebookClient
@@ -252,7 +252,7 @@ def run_one(submission, page_expected, editions_dir, limits):
 
     nonce = secrets.token_hex(16)
     lib_dir = Path(lib.__file__).resolve().parent
-    work = Path(tempfile.mkdtemp(prefix="gm-grade-"))
+    work = Path(work or tempfile.mkdtemp(prefix="gm-grade-"))
     try:
         graded = graded_notebook(nb, edition, nonce, lib_dir)
         jupyter_path = _kernel_spec(work / ".grader", limits["memory"], limits["file_size"])
@@ -404,7 +404,9 @@ def _progress(done, total, start, width=30):
 def _grade_in_subprocess(submission, args, limits, results_dir):
     """Run one submission in its own process group; kill it at the notebook time limit."""
     target = results_dir / f"{submission.stem}.json"
-    cmd = [sys.executable, str(Path(__file__).resolve()), "_one", str(submission), str(target),
+    # The working folder belongs to this process: it is removed even when the run is killed.
+    work = tempfile.mkdtemp(prefix="gm-grade-")
+    cmd = [sys.executable, str(Path(__file__).resolve()), "_one", str(submission), str(target), "--work", work,
            "--editions", str(args.editions), "--cell-timeout", str(limits["cell_timeout"]),
            "--memory", str(limits["memory"]), "--file-size", str(limits["file_size"])]
     if args.chapter:
@@ -421,6 +423,8 @@ def _grade_in_subprocess(submission, args, limits, results_dir):
             f"The notebook did not finish within {limits['notebook_timeout']} s in all and was stopped. Grade 0 "
             "for the checks that had not reported."]}
         target.write_text(json.dumps(result))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     if not target.exists():
         result = {"student": submission.stem, "page": None, "exercises": [], "notes": [
             "The grader could not run this notebook (its process failed). Grade 0; "
@@ -440,9 +444,10 @@ def main(argv=None):
         p.add_argument("--cell-timeout", type=int)
         p.add_argument("--memory", type=int)
         p.add_argument("--file-size", type=int)
+        p.add_argument("--work")
         a = p.parse_args(argv[1:])
         limits = {"cell_timeout": a.cell_timeout, "memory": a.memory, "file_size": a.file_size}
-        result = run_one(a.submission, a.chapter, a.editions, limits)
+        result = run_one(a.submission, a.chapter, a.editions, limits, a.work)
         Path(a.target).write_text(json.dumps(result))
         return 0
 
