@@ -67,14 +67,6 @@ __all__ = [
 
 _LOG_2PI = np.log(2.0 * np.pi)
 
-#: Added to every soft count n_k before dividing by it, exactly as scikit-learn
-#: does, so the M-step of a nearly empty component stays finite.
-_COUNT_EPS = 10 * np.finfo(np.float64).eps
-
-#: A component whose soft count is below this is empty: its mean and
-#: covariance would be 0/0.  See "Empty components" in :class:`GaussianMixture`.
-_EMPTY_COUNT = _COUNT_EPS
-
 _INIT_PARAMS = ("kmeans++", "random", "random_from_data", "given")
 
 # --------------------------------------------------------------------------
@@ -123,20 +115,6 @@ def _check_resp(resp, n_samples, n_components=None):
             f"sums to {row_sums[worst]:.6g}; normalise with resp / resp.sum(axis=1, keepdims=True)."
         )
     return resp
-
-
-def _check_not_empty(counts):
-    """Raise the documented error if a soft count n_k is (numerically) zero."""
-    empty = np.flatnonzero(counts < _EMPTY_COUNT)
-    if empty.size:
-        k = int(empty[0])
-        raise ValueError(
-            f"component {k} is empty: its soft count n_k = sum_i resp[i, {k}] is {counts[k]:.3g}, "
-            "so its mean and covariance are undefined (0/0). This happens when a component starts "
-            "far from every point, or when X has fewer distinct points than components. "
-            "Use fewer components, another initialisation (init_params or random_state), "
-            "or a larger reg_covar."
-        )
 
 
 # --------------------------------------------------------------------------
@@ -312,14 +290,14 @@ def m_step(X, resp, covariance_type="full", reg_covar=1e-6):
         If a component is empty (:math:`n_k \approx 0`): its update is 0/0.
     """
     covariance_type = check_covariance_type(covariance_type)
-    reg_covar = check_positive_scalar(reg_covar, "reg_covar")
+    reg_covar = check_positive_scalar(reg_covar, "reg_covar", allow_zero=True)
     X = check_data(X, "X")
     resp = _check_resp(resp, X.shape[0])
     n_samples, n_features = X.shape
 
     counts = resp.sum(axis=0)  # (K,): soft counts n_k
-    _check_not_empty(counts)
-    n_k = counts + _COUNT_EPS
+    _fastpath.check_not_empty(counts)
+    n_k = counts + _fastpath.COUNT_EPS
     weights = n_k / n_samples  # em-m-step-weights
     means = resp.T @ X / n_k[:, None]  # (K, d), em-m-step-means
 
@@ -650,7 +628,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                 f"n_samples={n_samples}; every component needs data: use at most {n_samples} components."
             )
         check_positive_scalar(self.tol, "tol", allow_zero=True)
-        check_positive_scalar(self.reg_covar, "reg_covar")
+        check_positive_scalar(self.reg_covar, "reg_covar", allow_zero=True)
         check_positive_int(self.max_iter, "max_iter", minimum=0)
         check_positive_int(self.n_init, "n_init")
         check_positive_int(self.verbose, "verbose", minimum=0)
@@ -689,7 +667,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     # ---- fitting ---------------------------------------------------------
 
     def _initial_parameters(self, fast, given, rng):
-        """Initial (weights, means, covariances) in the original coordinates."""
+        """Initial (weights, means, covariances), in the data's coordinates."""
         n_samples = fast.n_samples
         K = self.n_components
         if self.init_params == "given":
@@ -710,12 +688,9 @@ class GaussianMixture(DensityMixin, BaseEstimator):
             )  # (n, K)
             resp = np.zeros((n_samples, K))
             resp[np.arange(n_samples), np.argmin(sq_dist, axis=1)] = 1.0
-        theta = fast.m_step(fast.statistics(resp), self.reg_covar)
-        weights, means_c, cov = theta
-        weights = given.get("weights", weights)
-        means = given.get("means", means_c + fast.shift)
-        cov = given.get("covariances", cov)
-        return weights, means, cov
+        stats, centres = fast.statistics(resp)
+        weights, means, cov = _fastpath.m_step(stats, centres, n_samples, self.covariance_type, self.reg_covar)
+        return given.get("weights", weights), given.get("means", means), given.get("covariances", cov)
 
     def fit(self, X, y=None):
         """Estimate the parameters by EM (``n_init`` runs, the best one kept).
@@ -755,20 +730,18 @@ class GaussianMixture(DensityMixin, BaseEstimator):
 
     def _run_em(self, X, given, rng):
         n_samples = X.shape[0]
-        fast = _SufficientStatistics(X, self.covariance_type, self.n_components)
+        fast = _fastpath.SufficientStatistics(X, self.covariance_type, self.n_components)
 
         best = None
         n_runs = 1 if self.init_params == "given" else self.n_init  # 'given' draws nothing random
         for init in range(n_runs):
-            weights, means, cov = self._initial_parameters(fast, given, rng)
-            theta = (weights, means - fast.shift, cov)  # centred coordinates
+            theta = self._initial_parameters(fast, given, rng)  # (weights, means, covariances)
             history = []
             converged = False
             n_iter = 0
             for n_iter in range(1, self.max_iter + 1):
-                log_lik, stats = fast.e_step(theta)  # log_lik = l(theta) before this M-step
-                history.append(log_lik)
-                theta = fast.m_step(stats, self.reg_covar)
+                log_lik, theta = fast.em_step(theta, self.reg_covar)
+                history.append(log_lik)  # l(theta) before this M-step
                 change = (history[-1] - history[-2]) / n_samples if len(history) > 1 else np.inf
                 if self.verbose:
                     print(f"init {init} iteration {n_iter}: mean log-likelihood "
@@ -791,10 +764,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=4,  # _run_em <- _fit <- fit/fit_predict <- the caller
             )
-        weights, means_c, cov = best["theta"]
-        self.weights_ = weights
-        self.means_ = means_c + fast.shift
-        self.covariances_ = cov
+        self.weights_, self.means_, self.covariances_ = best["theta"]
         self.converged_ = best["converged"]
         self.n_iter_ = best["n_iter"]
         self.lower_bound_ = float(best["bound"])
@@ -873,124 +843,3 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         r"""Akaike information criterion :math:`-2\ell(\theta) + 2p` (lower is better)."""
         n_samples = np.shape(X)[0]
         return -2.0 * self.score(X) * n_samples + 2.0 * self._n_parameters()
-
-
-class _SufficientStatistics:
-    """Centred data (and its narrow features) for one fit; runs the fast E- and M-steps.
-
-    Parameters are exchanged in centred coordinates: ``means_c = means - shift``.
-    The M-step's input is the tuple ``(counts, sums, second)``:
-    ``counts`` (K,) = sum_i gamma_ik, ``sums`` (K, d) = sum_i gamma_ik x_i, and
-    ``second`` = sum_i gamma_ik x_i x_i^T (K, d, d) for full, its diagonal (K, d)
-    for diag, its trace (K,) for spherical, and sum_i x_i x_i^T (d, d) for tied.
-    """
-
-    def __init__(self, X, covariance_type, n_components):
-        self.covariance_type = covariance_type
-        self.n_samples, self.n_features = X.shape
-        self.n_components = n_components
-        self.shift = X.mean(axis=0)  # (d,)
-        self.blocks = _fastpath.row_blocks(self.n_samples, self.n_features, n_components, covariance_type)
-        d = self.n_features
-        if _fastpath.is_narrow(covariance_type, d):
-            # phi = [1, x] or [1, x, ||x||^2] is kept, and its columns 1..d are the centred
-            # data: one copy of the data, not two
-            phi = _fastpath.features(X, covariance_type, shift=self.shift)  # (n, D)
-            self.Xc = phi[:, 1 : 1 + d]  # (n, d) view
-            self.phi = [phi[rows] for rows in self.blocks]
-        else:
-            # Wide features (x**2, x x^T) are kept while they are small. Large ones are
-            # rebuilt block by block at every pass: building them in cache costs no more than
-            # reading them back from memory (measured), and memory stays O(n d).
-            self.Xc = X - self.shift  # (n, d)
-            n_columns = _fastpath.n_phi_columns(d, covariance_type)
-            if 8 * self.n_samples * n_columns <= _fastpath.KEEP_FEATURES_BYTES:
-                self.phi = [_fastpath.features(self.Xc[rows], covariance_type) for rows in self.blocks]
-            else:
-                self.phi = None
-        # tied: sum_i x_i x_i^T does not depend on the responsibilities
-        self.scatter = self.Xc.T @ self.Xc if covariance_type == "tied" else None
-
-    def _phi(self, b):
-        if self.phi is not None:
-            return self.phi[b]
-        return _fastpath.features(self.Xc[self.blocks[b]], self.covariance_type)
-
-    def _accumulate(self, resp, phi, acc):
-        """Add block b's soft sums resp.T @ phi (and x x^T sums on the Cholesky route) to acc."""
-        products = resp.T @ phi  # (K, D)
-        acc[0] = products if acc[0] is None else acc[0] + products
-        if _fastpath.cholesky_route(self.covariance_type, self.n_features):
-            m, K, d = resp.shape[0], resp.shape[1], self.n_features
-            Xc = phi[:, 1:]  # (m, d)
-            weighted = (resp[:, :, None] * Xc[:, None, :]).reshape(m, K * d)  # gamma_ik x_i
-            second = (weighted.T @ Xc).reshape(K, d, d)  # sum_i gamma_ik x_i x_i^T
-            second = 0.5 * (second + np.swapaxes(second, 1, 2))  # symmetric to the last bit
-            acc[1] = second if acc[1] is None else acc[1] + second
-
-    def _finish(self, acc):
-        products, second = acc
-        d = self.n_features
-        counts, sums = products[:, 0], products[:, 1 : 1 + d]
-        if self.covariance_type == "tied":
-            second = self.scatter
-        elif self.covariance_type == "full" and second is None:  # unpack the upper triangles
-            rows, cols = np.triu_indices(d)
-            second = np.empty((len(counts), d, d))
-            second[:, rows, cols] = products[:, 1 + d :]
-            second[:, cols, rows] = products[:, 1 + d :]
-        elif self.covariance_type == "diag":
-            second = products[:, 1 + d :]
-        elif self.covariance_type == "spherical":
-            second = products[:, 1 + d]
-        return counts, sums, second
-
-    def statistics(self, resp):
-        """Soft sums (counts, sums, second) for given responsibilities (used at initialisation)."""
-        acc = [None, None]
-        for b, rows in enumerate(self.blocks):
-            self._accumulate(resp[rows], self._phi(b), acc)
-        return self._finish(acc)
-
-    def e_step(self, theta):
-        """E-step at theta = (weights, means_c, covariances): returns (log-likelihood, soft sums)."""
-        natural = _fastpath.natural_parameters(*theta, self.covariance_type)
-        log_lik = 0.0
-        acc = [None, None]
-        for b in range(len(self.blocks)):
-            phi = self._phi(b)
-            resp = _fastpath.weighted_log_prob(phi, natural)  # (m, K)
-            log_lik += _fastpath.normalise_rows(resp).sum()  # resp now holds gamma_ik
-            self._accumulate(resp, phi, acc)
-        return float(log_lik), self._finish(acc)
-
-    def log_likelihood_and_labels(self, theta):
-        """Log-likelihood at theta and the most responsible component of every sample."""
-        natural = _fastpath.natural_parameters(*theta, self.covariance_type)
-        log_lik = 0.0
-        labels = np.empty(self.n_samples, dtype=np.intp)
-        for b, rows in enumerate(self.blocks):
-            log_p = _fastpath.weighted_log_prob(self._phi(b), natural)
-            labels[rows] = np.argmax(log_p, axis=1)
-            log_lik += _fastpath.normalise_rows(log_p).sum()
-        return float(log_lik), labels
-
-    def m_step(self, stats, reg_covar):
-        """(weights, means_c, covariances) from the soft sums, as in :func:`m_step`."""
-        counts, sums, second = stats
-        d = self.n_features
-        _check_not_empty(counts)
-        n_k = counts + _COUNT_EPS  # (K,)
-        weights = n_k / self.n_samples
-        means = sums / n_k[:, None]  # (K, d), centred
-        if self.covariance_type == "full":
-            cov = second / n_k[:, None, None] - means[:, :, None] * means[:, None, :]
-            cov[:, np.arange(d), np.arange(d)] += reg_covar
-        elif self.covariance_type == "tied":
-            cov = (second - (n_k * means.T) @ means) / n_k.sum()
-            cov.flat[:: d + 1] += reg_covar
-        elif self.covariance_type == "diag":
-            cov = second / n_k[:, None] - means**2 + reg_covar
-        else:
-            cov = (second / n_k - np.sum(means**2, axis=1)) / d + reg_covar
-        return weights, means, cov
