@@ -49,11 +49,15 @@ __all__ = [
 _LOG_2PI = np.log(2.0 * np.pi)
 
 
+class NotPositiveDefiniteError(ValueError):
+    """A covariance that is not positive definite (a ``ValueError``; mixture fits re-word it)."""
+
+
 def _chol(matrix, what):
     try:
         return _cholesky(matrix, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
-        raise ValueError(
+        raise NotPositiveDefiniteError(
             f"{what} is not positive definite, so it is not a valid covariance matrix. "
             "This happens when a component has fewer distinct points than dimensions or a "
             "feature is constant; add a small ridge (increase reg_covar) or drop constant features."
@@ -115,7 +119,7 @@ def cholesky_factors(covariances, covariance_type="full"):
     if covariance_type == "tied":
         return _chol(cov, "the tied covariance matrix")
     if np.any(cov <= 0):
-        raise ValueError(
+        raise NotPositiveDefiniteError(
             f"variances must be strictly positive, got a minimum of {cov.min():.3g}; increase reg_covar."
         )
     return np.sqrt(cov)

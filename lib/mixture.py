@@ -35,9 +35,10 @@ Book: chapters/04_em_gaussian_mixtures.md, eq. label ``gmm-density``.
 import warnings
 
 import numpy as np
+from scipy.linalg import solve_triangular
 from scipy.special import entr, logsumexp
 from sklearn.base import BaseEstimator, DensityMixin
-from sklearn.cluster import kmeans_plusplus
+from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
@@ -51,7 +52,7 @@ from ._validation import (
     check_rng,
 )
 from . import _fastpath
-from .gaussian import check_covariances, cholesky_factors, log_prob
+from .gaussian import NotPositiveDefiniteError, check_covariances, cholesky_factors, log_prob
 
 __all__ = [
     "GaussianMixture",
@@ -67,7 +68,9 @@ __all__ = [
 
 _LOG_2PI = np.log(2.0 * np.pi)
 
-_INIT_PARAMS = ("kmeans++", "random", "random_from_data", "given")
+#: scikit-learn's four initialisations (with its meaning), the book's two
+#: nearest-seed variants, and 'given'.  See ``init_params`` in GaussianMixture.
+_INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data", "kmeans++", "random_seeds", "given")
 
 # --------------------------------------------------------------------------
 # Validation of mixture parameters (public entry points only)
@@ -78,6 +81,25 @@ def _check_covariances(covariances, covariance_type, n_components, n_features, n
     cov = check_covariances(covariances, covariance_type, n_components, n_features, name)
     cholesky_factors(cov, covariance_type)  # raises a ValueError if not positive definite
     return cov
+
+
+def _precision_cholesky(covariances, covariance_type):
+    """scikit-learn's precisions_cholesky_: U = L^{-T} (upper) with Sigma = L L^T, or 1/sqrt(var)."""
+    chol = cholesky_factors(covariances, covariance_type)
+    if covariance_type in ("diag", "spherical"):
+        return 1.0 / chol
+    chols = chol if covariance_type == "full" else chol[None]
+    eye = np.eye(chols.shape[-1])
+    U = np.stack([solve_triangular(L, eye, lower=True, check_finite=False).T for L in chols])
+    return U if covariance_type == "full" else U[0]
+
+
+def _invert(matrices, covariance_type):
+    """Covariances from precisions or back: inverses by Cholesky factors, never ``inv``."""
+    if covariance_type in ("diag", "spherical"):
+        return 1.0 / matrices
+    U = _precision_cholesky(matrices, covariance_type)  # matrices^{-1} = U U^T
+    return U @ np.swapaxes(U, -1, -2)
 
 
 def _check_parameters(X, weights, means, covariances, covariance_type):
@@ -486,31 +508,54 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     n_init : int >= 1, default=1
         Number of initialisations; the one with the largest ``lower_bound_`` is
         kept.  Ignored (one run) with ``init_params='given'``.
-    init_params : {'kmeans++', 'random', 'random_from_data', 'given'}, default='kmeans++'
-        How the initial parameters are chosen:
+    init_params : {'kmeans++', 'random_seeds', 'kmeans', 'k-means++', 'random', 'random_from_data', 'given'}, \
+default='kmeans++'
+        How the initial parameters are chosen.  The book's two (nearest-seed)
+        initialisations:
 
-        * ``'kmeans++'``: :math:`K` seeds by k-means++
+        * ``'kmeans++'`` (the default): :math:`K` seeds by k-means++
           (:func:`sklearn.cluster.kmeans_plusplus`); each point is assigned to
           its nearest seed (hard responsibilities) and one :func:`m_step` gives
           the initial parameters.
-        * ``'random_from_data'``: the same with :math:`K` distinct data points
-          drawn at random as seeds.
-        * ``'random'``: responsibilities drawn uniformly at random and
-          normalised, then one :func:`m_step`.
-        * ``'given'``: ``weights_init``, ``means_init`` and
-          ``covariances_init`` are all required and used as they are.
+        * ``'random_seeds'``: the same with :math:`K` distinct data points
+          drawn at random as seeds.  (Before scikit-learn's spelling was
+          supported, lib called this ``'random_from_data'``.)
 
-        With the other options, any ``*_init`` that is given replaces the
-        corresponding initial value (as in scikit-learn).
+        scikit-learn's four, with scikit-learn's meaning:
+
+        * ``'kmeans'``: responsibilities from the labels of
+          :class:`sklearn.cluster.KMeans` (``n_init=1``), then one M-step
+          (scikit-learn's default);
+        * ``'k-means++'``: k-means++ seeds, each component given only its own
+          seed point (one M-step on those K points: the means are the seeds,
+          the covariances ``reg_covar`` times the identity);
+        * ``'random_from_data'``: the same with random distinct data points;
+        * ``'random'``: responsibilities drawn uniformly at random and
+          normalised, then one M-step.
+
+        And ``'given'``: ``weights_init``, ``means_init`` and
+        ``covariances_init`` (or ``precisions_init``) are all required and
+        used as they are.  With the other options, any ``*_init`` that is
+        given replaces the corresponding initial value (as in scikit-learn).
     weights_init : array-like of shape (n_components,), default=None
     means_init : array-like of shape (n_components, n_features), default=None
     covariances_init : array-like, default=None
-        In the layout of ``covariance_type``.  (scikit-learn takes precisions;
-        the book works with covariances.)
+        Initial covariances, in the layout of ``covariance_type`` (the book
+        works with covariances).
+    precisions_init : array-like, default=None
+        Initial precisions (inverse covariances), scikit-learn's parameter,
+        in the layout of ``covariance_type``; give this or ``covariances_init``,
+        not both.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the initialisation and :meth:`sample`.
+    warm_start : bool, default=False
+        If True and the model is already fitted, :meth:`fit` starts from the
+        fitted parameters (one run, ``n_init`` ignored), as in scikit-learn.
     verbose : int, default=0
-        Print the log-likelihood at every iteration when >= 1.
+        0: silent; 1: one line per initialisation; 2: also the mean
+        log-likelihood every ``verbose_interval`` iterations.
+    verbose_interval : int, default=10
+        Iterations between two progress lines when ``verbose >= 2``.
 
     Attributes
     ----------
@@ -518,6 +563,13 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     means_ : ndarray of shape (n_components, n_features)
     covariances_ : ndarray
         In the layout of ``covariance_type``.
+    precisions_ : ndarray
+        Inverse covariances, in the layout of ``covariance_type``.
+    precisions_cholesky_ : ndarray
+        scikit-learn's Cholesky factors of the precisions: for ``full`` and
+        ``tied`` the upper-triangular :math:`U = L^{-\top}` with
+        :math:`\Sigma = L L^\top` (so :math:`\Sigma^{-1} = U U^\top`); for
+        ``diag`` and ``spherical`` ``1 / sqrt(covariances_)``.
     converged_ : bool
         Whether the kept initialisation met ``tol`` within ``max_iter``.
     n_iter_ : int
@@ -527,6 +579,9 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         computed by the last E-step, i.e. of the parameters *before* the last
         M-step, ``log_likelihood_history_[-2] / n_samples``.  (With
         ``max_iter=0`` it is ``log_likelihood_history_[0] / n_samples``.)
+    lower_bounds_ : list of float
+        scikit-learn's per-iteration ``lower_bound_``:
+        ``log_likelihood_history_[:n_iter_] / n_samples``.
     log_likelihood_history_ : ndarray of shape (n_iter_ + 1,)
         Total (not mean) log-likelihood :func:`log_likelihood` of the training
         data: entry 0 at the initial parameters, entry ``t`` after ``t``
@@ -598,8 +653,11 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         weights_init=None,
         means_init=None,
         covariances_init=None,
+        precisions_init=None,
         random_state=None,
+        warm_start=False,
         verbose=0,
+        verbose_interval=10,
     ):
         self.n_components = n_components
         self.covariance_type = covariance_type
@@ -611,8 +669,11 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         self.weights_init = weights_init
         self.means_init = means_init
         self.covariances_init = covariances_init
+        self.precisions_init = precisions_init
         self.random_state = random_state
+        self.warm_start = warm_start
         self.verbose = verbose
+        self.verbose_interval = verbose_interval
 
     # ---- validation ------------------------------------------------------
 
@@ -632,6 +693,9 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         check_positive_int(self.max_iter, "max_iter", minimum=0)
         check_positive_int(self.n_init, "n_init")
         check_positive_int(self.verbose, "verbose", minimum=0)
+        check_positive_int(self.verbose_interval, "verbose_interval")
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise TypeError(f"warm_start must be True or False, got {self.warm_start!r}.")
         if not isinstance(self.init_params, str) or self.init_params not in _INIT_PARAMS:
             raise ValueError(f"init_params must be one of {_INIT_PARAMS}, got {self.init_params!r}.")
         given = {}
@@ -656,6 +720,16 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                 self.covariances_init, self.covariance_type, n_components, n_features,
                 name="covariances_init",
             )
+        if self.precisions_init is not None:
+            if self.covariances_init is not None:
+                raise ValueError(
+                    "give covariances_init or precisions_init (its inverse), not both."
+                )
+            precisions = _check_covariances(
+                self.precisions_init, self.covariance_type, n_components, n_features,
+                name="precisions_init",
+            )
+            given["covariances"] = _invert(precisions, self.covariance_type)
         if self.init_params == "given" and len(given) < 3:
             missing = [f"{p}_init" for p in ("weights", "means", "covariances") if p not in given]
             raise ValueError(
@@ -672,22 +746,29 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         K = self.n_components
         if self.init_params == "given":
             return given["weights"], given["means"], given["covariances"]
+        Xc = fast.Xc  # centred data: same seeds, better-conditioned distances
+        resp = np.zeros((n_samples, K))
         if self.init_params == "random":
             resp = rng.uniform(size=(n_samples, K))
             resp /= resp.sum(axis=1, keepdims=True)
+        elif self.init_params == "kmeans":
+            seed = int(rng.integers(np.iinfo(np.int32).max))
+            labels = KMeans(K, n_init=1, random_state=seed).fit(Xc).labels_
+            resp[np.arange(n_samples), labels] = 1.0
         else:
-            Xc = fast.Xc  # centred data: same seeds, better-conditioned distances
-            if self.init_params == "kmeans++":
+            if self.init_params in ("kmeans++", "k-means++"):
                 seed = int(rng.integers(np.iinfo(np.int32).max))
-                seeds, _ = kmeans_plusplus(Xc, K, random_state=seed)
-            else:  # random_from_data
-                seeds = Xc[rng.choice(n_samples, size=K, replace=False)]
-            # hard responsibilities: each point belongs to its nearest seed
-            sq_dist = (
-                np.sum(Xc**2, axis=1)[:, None] - 2.0 * Xc @ seeds.T + np.sum(seeds**2, axis=1)
-            )  # (n, K)
-            resp = np.zeros((n_samples, K))
-            resp[np.arange(n_samples), np.argmin(sq_dist, axis=1)] = 1.0
+                seeds, indices = kmeans_plusplus(Xc, K, random_state=seed)
+            else:  # random_seeds, random_from_data
+                indices = rng.choice(n_samples, size=K, replace=False)
+                seeds = Xc[indices]
+            if self.init_params in ("k-means++", "random_from_data"):  # scikit-learn: the seed only
+                resp[indices, np.arange(K)] = 1.0
+            else:  # the book: each point belongs to its nearest seed
+                sq_dist = (
+                    np.sum(Xc**2, axis=1)[:, None] - 2.0 * Xc @ seeds.T + np.sum(seeds**2, axis=1)
+                )  # (n, K)
+                resp[np.arange(n_samples), np.argmin(sq_dist, axis=1)] = 1.0
         stats, centres = fast.statistics(resp)
         weights, means, cov = _fastpath.m_step(stats, centres, n_samples, self.covariance_type, self.reg_covar)
         return given.get("weights", weights), given.get("means", means), given.get("covariances", cov)
@@ -726,30 +807,51 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         given = self._check_hyperparameters(n_samples, n_features)
         rng = check_rng(self.random_state)
         with _fastpath.one_blas_thread():  # why: "Threads" in the class docstring
-            return self._run_em(X, given, rng)
+            try:
+                return self._run_em(X, given, rng)
+            except NotPositiveDefiniteError as exc:  # scikit-learn's wording first, then lib's
+                raise ValueError(
+                    "Fitting the mixture model failed because some components have ill-defined "
+                    "empirical covariance (for instance caused by singleton or collapsed samples). "
+                    "Try to decrease the number of components, increase reg_covar, or scale the "
+                    f"input data. (reg_covar={self.reg_covar!r}; reg_covar=0 is the unregularised "
+                    f"maximum-likelihood M-step, whose covariances can be singular.) {exc}"
+                ) from None
 
     def _run_em(self, X, given, rng):
         n_samples = X.shape[0]
         fast = _fastpath.SufficientStatistics(X, self.covariance_type, self.n_components)
 
         best = None
-        n_runs = 1 if self.init_params == "given" else self.n_init  # 'given' draws nothing random
+        warm = self.warm_start and hasattr(self, "converged_")
+        # 'given' and a warm start draw nothing random: one run
+        n_runs = 1 if (self.init_params == "given" or warm) else self.n_init
         for init in range(n_runs):
-            theta = self._initial_parameters(fast, given, rng)  # (weights, means, covariances)
-            history = []
+            if warm:
+                theta = (self.weights_, self.means_, self.covariances_)
+            else:
+                theta = self._initial_parameters(fast, given, rng)  # (weights, means, covariances)
+            if self.verbose:
+                print(f"Initialization {init}")
+            # a warm start continues the previous fit: its last bound is the first reference
+            history = [self.lower_bound_ * n_samples] if warm else []
             converged = False
             n_iter = 0
             for n_iter in range(1, self.max_iter + 1):
                 log_lik, theta = fast.em_step(theta, self.reg_covar)
                 history.append(log_lik)  # l(theta) before this M-step
                 change = (history[-1] - history[-2]) / n_samples if len(history) > 1 else np.inf
-                if self.verbose:
-                    print(f"init {init} iteration {n_iter}: mean log-likelihood "
+                if self.verbose >= 2 and n_iter % self.verbose_interval == 0:
+                    print(f"  Iteration {n_iter}: mean log-likelihood "
                           f"{log_lik / n_samples:.6f} (change {change:.3g})")
                 if abs(change) < self.tol:
                     converged = True
                     break
+            if self.verbose:
+                print(f"Initialization {'converged' if converged else 'did not converge'} "
+                      f"after {n_iter} iterations.")
             final_log_lik, labels = fast.log_likelihood_and_labels(theta)
+            history = history[1:] if warm else history
             history.append(final_log_lik)
             bound = (history[-2] if len(history) > 1 else history[-1]) / n_samples
             if best is None or bound > best["bound"]:
@@ -758,9 +860,10 @@ class GaussianMixture(DensityMixin, BaseEstimator):
 
         if not best["converged"] and self.max_iter > 0:
             warnings.warn(
-                f"EM did not converge in max_iter={self.max_iter} iterations (tol={self.tol}) "
-                "for the best initialisation; increase max_iter or tol, try other init_params, "
-                "or check the data for duplicated or degenerate points.",
+                "Best performing initialization did not converge. Try different init parameters, "
+                "or increase max_iter, tol, or check for degenerate data. "
+                f"(EM stopped at max_iter={self.max_iter} iterations, tol={self.tol}: the mean "
+                "log-likelihood still changed by more than tol; duplicated points can also cause this.)",
                 ConvergenceWarning,
                 stacklevel=4,  # _run_em <- _fit <- fit/fit_predict <- the caller
             )
@@ -769,6 +872,9 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         self.n_iter_ = best["n_iter"]
         self.lower_bound_ = float(best["bound"])
         self.log_likelihood_history_ = np.asarray(best["history"])
+        self.lower_bounds_ = list(self.log_likelihood_history_[: self.n_iter_] / n_samples)
+        self.precisions_cholesky_ = _precision_cholesky(self.covariances_, self.covariance_type)
+        self.precisions_ = _invert(self.covariances_, self.covariance_type)
         return best["labels"]
 
     def fit_predict(self, X, y=None):

@@ -21,6 +21,7 @@ import scipy.stats
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
+from sklearn.cluster import KMeans
 from sklearn.exceptions import NotFittedError
 from sklearn.mixture import GaussianMixture as SklearnGaussianMixture
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -448,7 +449,7 @@ def test_max_iter_zero_returns_the_initial_parameters():
     assert gm.log_likelihood_history_.shape == (1,)
 
 
-@pytest.mark.parametrize("init_params", ["kmeans++", "random", "random_from_data"])
+@pytest.mark.parametrize("init_params", ["kmeans++", "random_seeds", "kmeans", "k-means++", "random", "random_from_data"])
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
 def test_recovers_separated_clusters(init_params, covariance_type):
     rng = np.random.default_rng(8)
@@ -488,7 +489,7 @@ def test_fit_predict_equals_fit_then_predict():
 def test_convergence_warning():
     rng = np.random.default_rng(11)
     X = blobs(rng, 100, 2, 2)
-    with pytest.warns(ConvergenceWarning, match="did not converge in max_iter=1"):
+    with pytest.warns(ConvergenceWarning, match="Best performing initialization did not converge"):
         gm = GaussianMixture(2, max_iter=1, tol=0.0, random_state=0).fit(X)
     assert not gm.converged_ and gm.n_iter_ == 1
     with warnings.catch_warnings():
@@ -553,7 +554,7 @@ def test_empty_component_raises_a_clear_error():
     X_dup = np.repeat([[0.0, 0.0], [5.0, 5.0]], 10, axis=0)
     with pytest.raises(ValueError, match="is empty"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # k-means++ may warn about the duplicates
-        GaussianMixture(3, init_params="random_from_data", random_state=0).fit(X_dup)
+        GaussianMixture(3, init_params="random_seeds", random_state=0).fit(X_dup)
     with pytest.raises(ValueError, match="component 2 is empty"):
         m_step(X, np.tile([0.5, 0.5, 0.0], (50, 1)), "full")
 
@@ -623,7 +624,7 @@ def _fit2(**kwargs):
         (lambda: _fit(max_iter=-1), ValueError, "max_iter"),
         (lambda: _fit(n_init=0), ValueError, "n_init"),
         (lambda: _fit(covariance_type="banana"), ValueError, "covariance_type must be one of"),
-        (lambda: _fit(init_params="kmeans"), ValueError, "init_params must be one of"),
+        (lambda: _fit(init_params="k-means"), ValueError, "init_params must be one of"),
         # initial parameters
         (lambda: _fit2(weights_init=[0.5, 0.6]), ValueError, "weights_init must sum to 1"),
         (lambda: _fit2(weights_init=[1.0]), ValueError, r"weights_init must have shape \(2,\)"),
@@ -698,3 +699,76 @@ def test_reg_covar_zero_singular_covariance_names_reg_covar():
                          means_init=[[0.0, 1.5], [5.0, 2.0]])
     with pytest.raises(ValueError, match="reg_covar"):
         gm.fit(X)
+
+
+# ---------------------------------------------------------------- scikit-learn's parameters and attributes
+
+
+@pytest.mark.parametrize("init_params", ["k-means++", "random_from_data"])
+def test_sklearn_seed_initialisations_give_each_component_its_seed_only(init_params):
+    """scikit-learn's meaning: the initial means are K data points, the covariances reg_covar * I."""
+    X = blobs(np.random.default_rng(30), 200, 2, 3)
+    gm = GaussianMixture(3, init_params=init_params, max_iter=0, reg_covar=1e-3, random_state=0).fit(X)
+    nearest = X[np.argmin(((X[:, None, :] - gm.means_[None]) ** 2).sum(axis=2), axis=0)]  # (3, d)
+    assert_allclose(gm.means_, nearest, rtol=1e-13)  # the seed, pulled by 10 eps as in scikit-learn
+    assert_allclose(gm.covariances_, np.array([1e-3 * np.eye(2)] * 3), rtol=1e-12, atol=1e-20)
+    assert_allclose(gm.weights_, 1 / 200, rtol=1e-12)  # one point each (n_k = 1 + 10 eps)
+
+
+def test_kmeans_initialisation_is_one_m_step_on_kmeans_labels():
+    X = blobs(np.random.default_rng(31), 300, 2, 3)
+    gm = GaussianMixture(3, init_params="kmeans", max_iter=0, random_state=0).fit(X)
+    # the same KMeans run (seeded from random_state=0 as lib does), then one M-step
+    seed = int(np.random.default_rng(0).integers(np.iinfo(np.int32).max))
+    km = KMeans(3, n_init=1, random_state=seed).fit(X - X.mean(axis=0))
+    expected = m_step(X, np.eye(3)[km.labels_], "full", 1e-6)
+    assert_allclose(gm.means_, expected[1], rtol=1e-10)
+    assert_allclose(gm.covariances_, expected[2], rtol=1e-9)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_precisions_match_sklearn_and_precisions_init_equals_covariances_init(covariance_type):
+    rng = np.random.default_rng(32)
+    X = blobs(rng, 300, 3, 2)
+    params = random_parameters(rng, X, 2, covariance_type)
+    ours = run_lib(X, params, covariance_type, max_iter=4)
+    sk = run_sklearn(X, params, covariance_type, max_iter=4)
+    assert_allclose(ours.precisions_, sk.precisions_, rtol=1e-7)
+    assert_allclose(ours.precisions_cholesky_, sk.precisions_cholesky_, rtol=1e-7, atol=1e-12)
+    assert ours.lower_bounds_ == pytest.approx(list(sk.lower_bounds_), rel=1e-9)
+    by_precision = GaussianMixture(
+        2, covariance_type=covariance_type, init_params="given", weights_init=params[0],
+        means_init=params[1], precisions_init=sklearn_precisions(params[2], covariance_type),
+        max_iter=4, tol=0.0,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        by_precision.fit(X)
+    assert_allclose(by_precision.log_likelihood_history_, ours.log_likelihood_history_, rtol=1e-10)
+    with pytest.raises(ValueError, match="not both"):
+        GaussianMixture(2, covariance_type=covariance_type, covariances_init=params[2],
+                        precisions_init=sklearn_precisions(params[2], covariance_type)).fit(X)
+
+
+def test_warm_start_continues_the_fit():
+    X = blobs(np.random.default_rng(33), 300, 2, 3)
+    once = GaussianMixture(3, max_iter=6, tol=0.0, random_state=0)
+    twice = GaussianMixture(3, max_iter=3, tol=0.0, random_state=0, warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        once.fit(X)
+        twice.fit(X)
+        twice.fit(X)
+    assert_allclose(twice.means_, once.means_, rtol=1e-10)
+    assert_allclose(twice.log_likelihood_history_, once.log_likelihood_history_[3:], rtol=1e-12)
+
+
+def test_verbose_prints_every_verbose_interval(capsys):
+    X = blobs(np.random.default_rng(34), 200, 2, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        GaussianMixture(2, max_iter=7, tol=0.0, verbose=2, verbose_interval=3, random_state=0).fit(X)
+    out = capsys.readouterr().out
+    assert "Initialization 0" in out
+    assert [line.split(":")[0].strip() for line in out.splitlines() if "Iteration" in line] == [
+        "Iteration 3", "Iteration 6"]

@@ -25,6 +25,20 @@ from lib.mixture import GaussianMixture
 #: Tests that match scikit-learn's exact error messages; lib words its own
 #: (what was expected, what was received, how to fix it).
 EXPECTED_FAILURES = {
+    "test_check_weights": "matches 'The parameter 'weights' should have the shape of' and "
+    "'should be in the range [0, 1]' / 'should be normalized'; lib says which shape, range or sum it "
+    "expected and how to fix it",
+    "test_check_means": "matches 'The parameter 'means' should have the shape of'; lib names "
+    "means_init and the expected shape",
+    "test_check_precisions": "matches 'The parameter 'full precision' should have the shape of' and "
+    "'should be symmetric, positive-definite'; lib's precisions_init messages are its covariance "
+    "checks' (shape, symmetric, positive definite) worded its own way",
+    "test_regularisation": "with reg_covar=0 on this data a component becomes empty; lib raises its "
+    "documented 'component k is empty ... (0/0)' ValueError (lib does not keep empty components "
+    "alive, see 'Empty components' in GaussianMixture), not scikit-learn's 'ill-defined empirical "
+    "covariance' wording; a singular covariance does get scikit-learn's wording",
+    "test_sample": "matches \"Invalid value for 'n_samples'\"; lib says 'n_samples must be an "
+    "integer >= 1, got 0'",
 }
 
 
