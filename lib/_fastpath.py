@@ -273,14 +273,19 @@ def log_joint(X, weights, means, covariances, covariance_type, shift):
     n_components = means.shape[0]
     out = np.empty((n_samples, n_components))
     with one_blas_thread():
-        if cancellation_bound(means - shift, covariances, covariance_type) > MAX_CANCELLATION:
-            exact = exact_parameters(weights, means, covariances, covariance_type)
+        h = np.flatnonzero(hard_components(means - shift, covariances, covariance_type))
+        if h.size:
+            exact = exact_parameters(weights[h], means[h], _subset(covariances, covariance_type, h),
+                                     covariance_type)
+        if h.size == n_components:
             for rows in exact_blocks(n_samples, n_features, n_components):
                 out[rows] = _exact_log_prob(X[rows] - means[:, None, :], exact, covariance_type)
             return out
         natural = natural_parameters(weights, means - shift, covariances, covariance_type)
         for rows in row_blocks(n_samples, n_features, n_components, covariance_type):
             out[rows] = weighted_log_prob(features(X[rows], covariance_type, shift), natural)
+            if h.size:  # the hard components' columns by the exact route
+                out[rows, h] = _exact_log_prob(X[rows] - means[h][:, None, :], exact, covariance_type)
     return out
 
 
@@ -300,30 +305,49 @@ def log_normaliser(log_p):
 # --------------------------------------------------------------------------
 
 
-def cancellation_bound(means_c, covariances, covariance_type):
-    """The bound B of the module docstring for parameters centred at the shift.
+def cancellation_bounds(means_c, covariances, covariance_type):
+    """The bound B_k of the module docstring for every component, shape (K,).
 
     ``means_c`` are the means minus the shift.  O(K d^2) (plus K Cholesky
-    factorisations for full and tied covariances).
+    factorisations for full covariances, one for tied).
     """
     n_components, d = means_c.shape
     if covariance_type == "diag":
-        return float(np.max(np.sum(means_c**2 / covariances, axis=1))) + d
+        return np.sum(means_c**2 / covariances, axis=1) + d
     if covariance_type == "spherical":
-        return float(np.max(np.sum(means_c**2, axis=1) / covariances)) + d
+        return np.sum(means_c**2, axis=1) / covariances + d
     chol = cholesky_factors(covariances, covariance_type)
     chols = chol if covariance_type == "full" else chol[None]
     covs = covariances if covariance_type == "full" else covariances[None]
     eye = np.eye(d)
-    bound = 0.0
-    for k in range(n_components):
-        L = chols[k if covariance_type == "full" else 0]
+    abs_P = []  # |P_k| entrywise
+    for L in chols:
         L_inv = solve_triangular(L, eye, lower=True, check_finite=False)
-        abs_P = np.abs(L_inv.T @ L_inv)  # |P_k|, entrywise
-        e = np.abs(means_c[k])
-        cov = covs[k if covariance_type == "full" else 0]
-        bound = max(bound, float(e @ abs_P @ e + np.sum(abs_P * np.abs(cov))))
-    return bound
+        abs_P.append(np.abs(L_inv.T @ L_inv))
+    abs_P = np.stack(abs_P)  # (K, d, d) or (1, d, d)
+    e = np.abs(means_c)  # (K, d)
+    spread = np.sum(abs_P * np.abs(covs), axis=(1, 2))  # (K,) or (1,)
+    return np.einsum("ka,kab,kb->k", e, np.broadcast_to(abs_P, (n_components, d, d)), e) + spread
+
+
+def cancellation_bound(means_c, covariances, covariance_type):
+    """max_k B_k: the largest of :func:`cancellation_bounds`."""
+    return float(np.max(cancellation_bounds(means_c, covariances, covariance_type)))
+
+
+def hard_components(means_c, covariances, covariance_type):
+    """Boolean (K,): the components beyond :data:`MAX_CANCELLATION`, which take the exact route.
+
+    For tied covariances all or none (the tied M-step sums over components).
+    """
+    hard = cancellation_bounds(means_c, covariances, covariance_type) > MAX_CANCELLATION
+    if covariance_type == "tied" and hard.any():
+        hard[:] = True
+    return hard
+
+
+def _subset(covariances, covariance_type, h):
+    return covariances if covariance_type == "tied" else covariances[h]
 
 
 def exact_parameters(weights, means, covariances, covariance_type):
@@ -499,10 +523,10 @@ class SufficientStatistics:
             return self.phi[b]
         return features(self.Xc[self.blocks[b]], self.covariance_type)
 
-    def is_hard(self, theta):
-        """Whether the parameters are in the regime where the fast path loses digits."""
+    def hard(self, theta):
+        """Boolean (K,): the components for which the fast path would lose digits."""
         weights, means, cov = theta
-        return cancellation_bound(means - self.shift, cov, self.covariance_type) > MAX_CANCELLATION
+        return hard_components(means - self.shift, cov, self.covariance_type)
 
     # ---- the fast route ---------------------------------------------------
 
@@ -552,38 +576,62 @@ class SufficientStatistics:
 
     # ---- passes -------------------------------------------------------------
 
-    def e_step(self, theta):
-        """E-step at theta = (weights, means, covariances): :class:`Statistics` about the means."""
-        if self.is_hard(theta):
-            return self._exact_pass(theta)
-        return self._fast_pass(theta)
+    def e_step(self, theta, hard=None):
+        """E-step at theta = (weights, means, covariances): :class:`Statistics` about the means.
 
-    def _fast_pass(self, theta):
+        ``hard`` (boolean (K,), default :meth:`hard`) marks the components that
+        take the exact route; all of them: one exact pass.
+        """
+        hard = self.hard(theta) if hard is None else hard
+        if hard.all() or (self.covariance_type == "tied" and hard.any()):  # tied: all or none
+            return self._exact_pass(theta)
+        return self._fast_pass(theta, hard)
+
+    def _fast_pass(self, theta, hard=None):
+        """The fast route, with the columns and moments of the ``hard`` components done exactly."""
         weights, means, cov = theta
-        natural = natural_parameters(weights, means - self.shift, cov, self.covariance_type)
+        ct = self.covariance_type
+        natural = natural_parameters(weights, means - self.shift, cov, ct)
+        h = np.flatnonzero(hard) if hard is not None else np.empty(0, dtype=np.intp)
+        if h.size:
+            exact = exact_parameters(weights[h], means[h], _subset(cov, ct, h), ct)
+            exact_first, exact_second = 0.0, 0.0
         log_lik = 0.0
         acc = [None, None]
-        for b in range(len(self.blocks)):
+        for b, rows in enumerate(self.blocks):
             phi = self._phi(b)
             resp = weighted_log_prob(phi, natural)  # (m, K)
+            if h.size:
+                D = self.X[rows][None, :, :] - means[h][:, None, :]  # (H, m, d): x_i - mu_k, k hard
+                resp[:, h] = _exact_log_prob(D, exact, ct)
             log_lik += normalise_rows(resp).sum()  # resp now holds gamma_ik
             self._accumulate(resp, phi, acc)
-        return self._about_centres(acc, means, log_lik)
+            if h.size:
+                first, second = _exact_moments(D, resp[:, h], ct)
+                exact_first, exact_second = exact_first + first, exact_second + second
+        stats = self._about_centres(acc, means, log_lik)
+        if h.size:  # replace the hard components' moments by the exact ones
+            stats.first[h] = exact_first
+            stats.second[h] = exact_second
+        return stats
 
-    def em_step(self, theta, reg_covar):
-        """One EM iteration from theta: (log-likelihood at theta, new theta).
+    def em_step(self, theta, reg_covar, hard=None):
+        """One EM iteration from theta: (log-likelihood at theta, new theta, hard mask of new theta).
 
-        The route is chosen from theta; if the fast route gave new parameters
-        in the hard regime (an M-step that sharpened the components), the
-        iteration is redone by the exact route, because the fast M-step's
+        The route of each component is chosen from theta (``hard``: its mask,
+        computed when not given); a component that the M-step made hard (it
+        sharpened) is redone by the exact route, because the fast M-step's
         cancellation is governed by the new parameters.
         """
-        stats = self.e_step(theta)
+        hard = self.hard(theta) if hard is None else hard
+        stats = self.e_step(theta, hard)
         new = m_step(stats, theta[1], self.n_samples, self.covariance_type, reg_covar)
-        if not self.is_hard(theta) and self.is_hard(new):
-            stats = self._exact_pass(theta)
+        new_hard = self.hard(new)
+        if (new_hard & ~hard).any():
+            stats = self.e_step(theta, hard | new_hard)
             new = m_step(stats, theta[1], self.n_samples, self.covariance_type, reg_covar)
-        return stats.log_likelihood, new
+            new_hard = self.hard(new)
+        return stats.log_likelihood, new, new_hard
 
     def _exact_pass(self, theta=None, resp=None, centres=None):
         """The exact route: responsibilities from theta (or given), moments about the centres."""
@@ -619,21 +667,9 @@ class SufficientStatistics:
     def log_likelihood_and_labels(self, theta):
         """Log-likelihood at theta and the most responsible component of every sample."""
         weights, means, cov = theta
-        labels = np.empty(self.n_samples, dtype=np.intp)
-        log_lik = 0.0
-        if self.is_hard(theta):
-            exact = exact_parameters(*theta, self.covariance_type)
-            for rows in exact_blocks(self.n_samples, self.n_features, self.n_components):
-                log_p = _exact_log_prob(self.X[rows] - means[:, None, :], exact, self.covariance_type)
-                labels[rows] = np.argmax(log_p, axis=1)
-                log_lik += normalise_rows(log_p).sum()
-            return float(log_lik), labels
-        natural = natural_parameters(weights, means - self.shift, cov, self.covariance_type)
-        for b, rows in enumerate(self.blocks):
-            log_p = weighted_log_prob(self._phi(b), natural)
-            labels[rows] = np.argmax(log_p, axis=1)
-            log_lik += normalise_rows(log_p).sum()
-        return float(log_lik), labels
+        log_p = log_joint(self.X, weights, means, cov, self.covariance_type, self.shift)  # (n, K)
+        labels = np.argmax(log_p, axis=1)
+        return float(log_normaliser(log_p).sum()), labels
 
 
 def chunk_statistics(X, weights, means, covariances, covariance_type, exact=None):
@@ -644,10 +680,10 @@ def chunk_statistics(X, weights, means, covariances, covariance_type, exact=None
     ``means`` as the centres to :func:`m_step`.  The chunk is centred at the
     mixture's overall mean (a point near the data, shared by all chunks); the
     route (fast or exact) is chosen from the parameters, so every chunk takes
-    the same one.  As in :meth:`SufficientStatistics.em_step`, when the fast
-    route was taken (``is_hard(weights, means, covariances)`` false) and the
-    new parameters from :func:`m_step` are hard, redo the pass with
-    ``exact=True``.  BLAS runs on one thread.  Inputs are trusted (validated
+    the same one.  As in :meth:`SufficientStatistics.em_step`, components
+    that were not hard at these parameters (:func:`hard`) but are at the new
+    ones from :func:`m_step` need the pass redone with ``exact`` = the boolean
+    (K,) mask of those components (or True for all).  BLAS runs on one thread.  Inputs are trusted (validated
     float64 arrays).
     """
     theta = (weights, means, covariances)
@@ -655,10 +691,10 @@ def chunk_statistics(X, weights, means, covariances, covariance_type, exact=None
         data = SufficientStatistics(X, covariance_type, means.shape[0], shift=weights @ means)
         if exact is None:
             return data.e_step(theta)
-        return data._exact_pass(theta) if exact else data._fast_pass(theta)
+        return data.e_step(theta, np.asarray(exact, dtype=bool) | data.hard(theta))
 
 
-def is_hard(weights, means, covariances, covariance_type):
-    """Whether the parameters lie beyond the fast path's boundary (see the module docstring)."""
+def hard(weights, means, covariances, covariance_type):
+    """Boolean (K,): the components beyond the fast path's boundary (see the module docstring)."""
     shift = weights @ means  # the point chunk_statistics centres at
-    return cancellation_bound(means - shift, covariances, covariance_type) > MAX_CANCELLATION
+    return hard_components(means - shift, covariances, covariance_type)

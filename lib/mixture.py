@@ -835,10 +835,11 @@ default='kmeans++'
                 print(f"Initialization {init}")
             # a warm start continues the previous fit: its last bound is the first reference
             history = [self.lower_bound_ * n_samples] if warm else []
+            hard = None  # which components take the exact route (lib/_fastpath.py), known after a step
             converged = False
             n_iter = 0
             for n_iter in range(1, self.max_iter + 1):
-                log_lik, theta = fast.em_step(theta, self.reg_covar)
+                log_lik, theta, hard = fast.em_step(theta, self.reg_covar, hard)
                 history.append(log_lik)  # l(theta) before this M-step
                 change = (history[-1] - history[-2]) / n_samples if len(history) > 1 else np.inf
                 if self.verbose >= 2 and n_iter % self.verbose_interval == 0:
