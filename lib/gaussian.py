@@ -34,7 +34,7 @@ import numpy as np
 from scipy.linalg import cholesky as _cholesky
 from scipy.linalg import solve_triangular
 
-from ._validation import COVARIANCE_TYPES, check_covariance_type, check_data, check_rng
+from ._validation import COVARIANCE_TYPES, check_covariance_type, check_data, check_n_features, check_rng
 
 __all__ = [
     "COVARIANCE_TYPES",
@@ -153,10 +153,7 @@ def log_prob(X, means, covariances, covariance_type="full"):
     X = check_data(X, "X")
     means = check_data(means, "means")
     n_components, n_features = means.shape
-    if X.shape[1] != n_features:
-        raise ValueError(
-            f"X has {X.shape[1]} feature(s) but the means have {n_features}; they must match."
-        )
+    check_n_features(X, n_features)
     cov = check_covariances(covariances, covariance_type, n_components, n_features)
     chol = cholesky_factors(cov, covariance_type)
     n_samples = X.shape[0]

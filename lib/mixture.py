@@ -43,6 +43,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
     check_estimator_data,
+    check_n_features,
     ConvergenceWarning,
     check_covariance_type,
     check_data,
@@ -103,21 +104,23 @@ def _invert(matrices, covariance_type):
 
 
 def _check_parameters(X, weights, means, covariances, covariance_type):
-    """Validate ``(X, weights, means, covariances)`` of a mixture, return float arrays."""
+    """Validate a mixture's ``(X, weights, means, covariances)``, each once; return float arrays.
+
+    ``X`` or ``weights`` may be None (not part of the call), and come back as None.
+    """
     covariance_type = check_covariance_type(covariance_type)
-    X = check_data(X, "X")
     means = check_data(means, "means")
     n_components, n_features = means.shape
-    if X.shape[1] != n_features:
-        raise ValueError(
-            f"X has {X.shape[1]} feature(s) but the means have {n_features}; they must match."
-        )
-    weights = check_probability_vector(weights, "weights")
-    if weights.shape[0] != n_components:
-        raise ValueError(
-            f"weights has {weights.shape[0]} entries but there are {n_components} means; "
-            "give one weight per component."
-        )
+    if X is not None:
+        X = check_data(X, "X")
+        check_n_features(X, n_features)
+    if weights is not None:
+        weights = check_probability_vector(weights, "weights")
+        if weights.shape[0] != n_components:
+            raise ValueError(
+                f"weights has {weights.shape[0]} entries but there are {n_components} means; "
+                "give one weight per component."
+            )
     cov = _check_covariances(covariances, covariance_type, n_components, n_features)
     return X, weights, means, cov
 
@@ -178,14 +181,9 @@ def estimate_log_prob(X, means, covariances, covariance_type="full"):
     -------
     ndarray of shape (n_samples, n_components)
     """
-    covariance_type = check_covariance_type(covariance_type)
-    X = check_data(X, "X")
-    means = check_data(means, "means")
-    n_components, n_features = means.shape
-    weights = np.full(n_components, 1.0 / n_components)
-    X, _, means, cov = _check_parameters(X, weights, means, covariances, covariance_type)
+    X, _, means, cov = _check_parameters(X, None, means, covariances, covariance_type)
     # weights of 1 (log 1 = 0): plain component log-densities
-    return _fastpath.log_joint(X, np.ones(n_components), means, cov, covariance_type, shift=X.mean(axis=0))
+    return _fastpath.log_joint(X, np.ones(len(means)), means, cov, covariance_type, shift=X.mean(axis=0))
 
 
 def log_likelihood(X, weights, means, covariances, covariance_type="full"):
@@ -455,11 +453,8 @@ def sample(n_samples, weights, means, covariances, covariance_type="full", rng=N
     """
     n_samples = check_positive_int(n_samples, "n_samples")
     rng = check_rng(rng)
-    means = check_data(means, "means")
+    _, weights, means, cov = _check_parameters(None, weights, means, covariances, covariance_type)
     n_components, n_features = means.shape
-    _, weights, means, cov = _check_parameters(
-        np.zeros((1, n_features)), weights, means, covariances, covariance_type
-    )
     chol = cholesky_factors(cov, covariance_type)  # L_k, or standard deviations
     z = rng.choice(n_components, size=n_samples, p=weights)  # (n,)
     eps = rng.standard_normal((n_samples, n_features))  # (n, d)

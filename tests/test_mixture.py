@@ -773,3 +773,16 @@ def test_verbose_prints_every_verbose_interval(capsys):
     assert "Initialization 0" in out
     assert [line.split(":")[0].strip() for line in out.splitlines() if "Iteration" in line] == [
         "Iteration 3", "Iteration 6"]
+
+
+def test_fit_converts_and_checks_X_once(monkeypatch):
+    """check_data converts X; scikit-learn's validate_data only does its bookkeeping (no second check_array)."""
+    import sklearn.utils.validation as skv
+
+    def no_second_check(*args, **kwargs):
+        raise AssertionError("X was checked a second time by scikit-learn's check_array")
+
+    monkeypatch.setattr(skv, "check_array", no_second_check)
+    X = blobs(np.random.default_rng(35), 100, 2, 2)
+    gm = GaussianMixture(2, random_state=0).fit(X)
+    assert gm.n_features_in_ == 2 and gm.predict(X).shape == (100,)
