@@ -22,12 +22,14 @@ density is exponentiated before it is normalised, no matrix is inverted.
 The pure functions :func:`log_likelihood`, :func:`e_step`, :func:`m_step` and
 :func:`lower_bound` are the book's reference implementation, written to be read.
 :class:`GaussianMixture` runs the same updates through a faster but equivalent
-route (``_SufficientStatistics`` at the end of this module, built on
-``lib/_fastpath.py``):
+route, ``lib/_fastpath.py`` (its sufficient statistics and M-step included):
 each log-density is a linear function of the features
 :math:`\phi(x) = [1, x, x x^\top]`, so an E-step is one matrix product and an
-M-step is another.  The tests check that both routes agree with each other, with
-:func:`lib.gaussian.log_prob` and with scikit-learn.
+M-step is another.  Where those expanded forms would lose digits (components
+far from the data's centre against their width, nearly singular covariances)
+it takes an exact route per component; see ``lib/_fastpath.py``.  The tests
+check that both routes agree with each other, with :func:`lib.gaussian.log_prob`,
+with scikit-learn, and with an extended-precision reference on hard data.
 
 Book: chapters/04_em_gaussian_mixtures.md, eq. label ``gmm-density``.
 """
@@ -294,8 +296,9 @@ def m_step(X, resp, covariance_type="full", reg_covar=1e-6):
     resp : array-like of shape (n_samples, n_components)
         Responsibilities :math:`\gamma_{ik}`: non-negative, rows summing to 1.
     covariance_type : {'full', 'tied', 'diag', 'spherical'}
-    reg_covar : float > 0
-        Ridge :math:`\varepsilon` added to the covariances' diagonals.
+    reg_covar : float >= 0
+        Ridge :math:`\varepsilon` added to the covariances' diagonals; 0 gives
+        the unregularised maximum-likelihood update.
 
     Returns
     -------
@@ -495,8 +498,11 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     tol : float >= 0, default=1e-3
         EM stops when the mean log-likelihood per sample changes by less than
         ``tol`` between two iterations (scikit-learn's rule).
-    reg_covar : float > 0, default=1e-6
-        Ridge added to the covariances' diagonals at every M-step.
+    reg_covar : float >= 0, default=1e-6
+        Ridge added to the covariances' diagonals at every M-step.  0 is the
+        pure maximum-likelihood M-step; if a covariance then becomes singular
+        (a component on fewer distinct points than dimensions, a constant
+        feature) :meth:`fit` raises a ``ValueError`` that names ``reg_covar``.
     max_iter : int >= 0, default=100
         Maximum number of EM iterations per initialisation.  ``0`` returns the
         initial parameters.
