@@ -40,23 +40,32 @@ The expanded forms cancel.  For component k the E-step adds terms
 x_a x_b P_ab, x_a (P mu)_a and mu^T P mu whose sum, (x - mu)^T P (x - mu), is
 about d near the component, while each term is about (x - shift)^T P (x - shift);
 the M-step's Sigma = second/n_k - mu mu^T cancels the same way.  The rounding
-error, relative to the result, is therefore about eps * B with
+error, relative to the result, is therefore about eps * B_k with
 
-    B = max_k  |mu_k - s|^T |P_k| |mu_k - s| + sum_ab |P_k|_ab |Sigma_k|_ab
+    B_k = |mu_k - s|^T |P_k| |mu_k - s| + sum_ab |P_k|_ab |Sigma_k|_ab
 
 (|.| entrywise; for diag and spherical the per-feature sum
 sum_j ((mu_kj - s_j)^2 + sigma_kj^2) / sigma_kj^2).  B is large when clusters
 lie far apart against their width (B ~ ratio^2: global centring cannot help,
 the clusters are far from any single centre) or when a covariance is nearly
 singular and the data spread along its wide directions (B ~ condition number).
-:func:`cancellation_bound` computes B from the current parameters in O(K d^2);
-while B <= :data:`MAX_CANCELLATION` (1e5, so eps * B <= 2.2e-11) the fast path
-is used; above it every pass takes the **exact route** (:func:`_exact_block`):
-the differences x_i - mu_k are formed first, per component, as in the
-reference :func:`lib.gaussian.log_prob`, and the second moments are summed
-about the current means.  The exact route costs about what scikit-learn's
-E- and M-steps cost (K products of d x d per row), so hard data are fitted at
-roughly scikit-learn's speed instead of 2-5 times faster, and to its digits.
+:func:`cancellation_bounds` computes every B_k from the current parameters in
+O(K d^2) (plus K small Cholesky factorisations).  The boundary:
+:data:`MAX_CANCELLATION` = 1e5, so eps * B_k <= 2.2e-11 on the fast path
+(a component more than about 300 of its widths from the centre, or a
+covariance of condition number above about 1e5 with data along its wide
+directions, is beyond it).  A component beyond it takes the **exact route**
+(:func:`_exact_log_prob`, :func:`_exact_moments`): the differences x_i - mu_k
+are formed first, as in the reference :func:`lib.gaussian.log_prob`, and its
+second moments are summed about the current mean; the other components stay
+on the fast path (tied covariances: all or none, the tied M-step sums over
+components).  Because the M-step's cancellation is governed by the *new*
+parameters, a component that an M-step makes hard is redone by the exact
+route in the same iteration (:meth:`SufficientStatistics.em_step`).  The
+exact route costs about what scikit-learn's E- and M-steps cost (K products
+of d x d per row), so hard components are fitted at roughly scikit-learn's
+speed, and to (better than) its digits.  A global offset alone never needs
+it: centring removes it, and B_k does not see it.
 
 Statistics and the M-step (also for chunked or distributed data)
 ----------------------------------------------------------------
@@ -265,9 +274,8 @@ def log_joint(X, weights, means, covariances, covariance_type, shift):
     """ln w_k + ln N(x_i | mu_k, Sigma_k) for every row of X, shape (n, K).
 
     The rows are centred by ``shift`` (a point near the data: the model's
-    overall mean) and scored block by block, with BLAS on one thread; when the
-    parameters are in the hard regime (:func:`cancellation_bound` above
-    :data:`MAX_CANCELLATION`) by the exact route.
+    overall mean) and scored block by block, with BLAS on one thread; the
+    columns of components beyond :data:`MAX_CANCELLATION` by the exact route.
     """
     n_samples, n_features = X.shape
     n_components = means.shape[0]
