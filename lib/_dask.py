@@ -39,7 +39,8 @@ log-likelihood, plus what the initialisation needs (see
 
 import numpy as np
 
-from .mixture import _COUNT_EPS, _check_not_empty, e_step, log_likelihood
+from ._fastpath import COUNT_EPS as _COUNT_EPS, check_not_empty as _check_not_empty
+from .mixture import e_step, log_likelihood
 
 _INSTALL = 'Dask is not installed: pip install "genmodels-lib[dask]" (or: pip install "dask[array]" distributed).'
 
@@ -181,6 +182,10 @@ def initial_parameters(model, X, given, rng):
     K, cov_type = model.n_components, model.covariance_type
     if model.init_params == "given":
         return given["weights"], given["means"], given["covariances"]
+    if model.init_params in ("kmeans", "k-means++", "random_from_data"):
+        raise ValueError(
+            f"init_params={model.init_params!r} needs all of X in memory; on a Dask array use "
+            "'kmeans++' (with init_sample_size for a sample), 'random_seeds', 'random' or 'given'.")
     if model.init_params == "random":
         centres = np.zeros((K, X.shape[1]))
         sums = _reduce(X, _random_block, K, cov_type, int(rng.integers(2**31)), centres, cov_type)
@@ -196,7 +201,7 @@ def initial_parameters(model, X, given, rng):
             seeds, _ = kmeans_plusplus(sample - sample.mean(axis=0), K,
                                        random_state=int(rng.integers(np.iinfo(np.int32).max)))
             seeds = seeds + sample.mean(axis=0)
-        else:  # random_from_data: the same draw, in the same order, as the in-memory fit
+        else:  # random_seeds: the same draw, in the same order, as the in-memory fit
             seeds = X[rng.choice(n_samples, size=K, replace=False)].compute()
         sums = _reduce(X, _hard_block, K, cov_type, seeds, cov_type)
         centres = seeds
@@ -219,8 +224,8 @@ def run_em(model, X, given, rng):
             history.append(float(log_lik))
             theta = m_step_from_sums(counts, first, second, theta[1], n_samples, cov_type, model.reg_covar)
             change = (history[-1] - history[-2]) / n_samples if len(history) > 1 else np.inf
-            if model.verbose:
-                print(f"init {init} iteration {n_iter}: mean log-likelihood {log_lik / n_samples:.6f} "
+            if model.verbose >= 2 and n_iter % model.verbose_interval == 0:
+                print(f"  Iteration {n_iter}: mean log-likelihood {log_lik / n_samples:.6f} "
                       f"(change {change:.3g})")
             if abs(change) < model.tol:
                 converged = True

@@ -30,13 +30,61 @@ B = [[-mu_1^T U_1, ..., -mu_K^T U_K], [U_1, ..., U_K]], U_k = L_k^{-T}, and
 its M-step gets sum_i gamma_ik x_i x_i^T from one (K d, n) x (n, d) product.
 
 Centring the data once (shift = a point near the data: the mean of X, or the
-model's overall mean) keeps the expanded quadratic forms
-accurate: their rounding error is about eps * ||mu_k - shift||^2 / lambda_min(Sigma_k).
-The work is done on row blocks small enough to stay in cache between the
-E-step and the M-step.
+model's overall mean) removes a global offset (data 1e7 from the origin keep
+their digits).  The work is done on row blocks small enough to stay in cache
+between the E-step and the M-step.
+
+Where the fast path loses digits, and the exact route
+-----------------------------------------------------
+The expanded forms cancel.  For component k the E-step adds terms
+x_a x_b P_ab, x_a (P mu)_a and mu^T P mu whose sum, (x - mu)^T P (x - mu), is
+about d near the component, while each term is about (x - shift)^T P (x - shift);
+the M-step's Sigma = second/n_k - mu mu^T cancels the same way.  The rounding
+error, relative to the result, is therefore about eps * B_k with
+
+    B_k = |mu_k - s|^T |P_k| |mu_k - s| + sum_ab |P_k|_ab |Sigma_k|_ab
+
+(|.| entrywise; for diag and spherical the per-feature sum
+sum_j ((mu_kj - s_j)^2 + sigma_kj^2) / sigma_kj^2).  B is large when clusters
+lie far apart against their width (B ~ ratio^2: global centring cannot help,
+the clusters are far from any single centre) or when a covariance is nearly
+singular and the data spread along its wide directions (B ~ condition number).
+:func:`cancellation_bounds` computes every B_k from the current parameters in
+O(K d^2) (plus K small Cholesky factorisations).  The boundary:
+:data:`MAX_CANCELLATION` = 1e5, so eps * B_k <= 2.2e-11 on the fast path
+(a component more than about 300 of its widths from the centre, or a
+covariance of condition number above about 1e5 with data along its wide
+directions, is beyond it).  A component beyond it takes the **exact route**
+(:func:`_exact_log_prob`, :func:`_exact_moments`): the differences x_i - mu_k
+are formed first, as in the reference :func:`lib.gaussian.log_prob`, and its
+second moments are summed about the current mean; the other components stay
+on the fast path (tied covariances: all or none, the tied M-step sums over
+components).  Because the M-step's cancellation is governed by the *new*
+parameters, a component that an M-step makes hard is redone by the exact
+route in the same iteration (:meth:`SufficientStatistics.em_step`).  The
+exact route costs about what scikit-learn's E- and M-steps cost (K products
+of d x d per row), so hard components are fitted at roughly scikit-learn's
+speed, and to (better than) its digits.  A global offset alone never needs
+it: centring removes it, and B_k does not see it.
+
+Statistics and the M-step (also for chunked or distributed data)
+----------------------------------------------------------------
+Both routes return the same :class:`Statistics`: soft counts, first and second
+moments **about per-component centres c_k shared by every chunk (the current
+means)**, and the log-likelihood.  Moments about the current means are small
+(of the size of the data's spread, not of their distance from the origin), so
+they can be summed over chunks without losing digits, and :func:`m_step`
+turns the sum into new parameters exactly (no large terms cancel).  A chunked
+fit (e.g. dask) runs, per iteration, ``chunk_statistics(chunk, weights,
+means, covariances, covariance_type)`` on every chunk, adds the results with
+:meth:`Statistics.__add__` (a tree reduction is fine: the sum is associative up
+to rounding), and calls ``m_step(total, means, n_samples, covariance_type,
+reg_covar)``.
 
 Every function here trusts its inputs: the public callers validate them.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg import solve_triangular
@@ -52,12 +100,20 @@ MAX_QUADRATIC_FEATURES_DIM = 20
 
 #: The fast path keeps wide features phi(X) (x**2, x x^T) of all rows when they
 #: take at most this many bytes; narrow ones ([1, x], [1, x, ||x||^2]) are always
-#: kept.  See lib.mixture._SufficientStatistics.
+#: kept.  See :class:`SufficientStatistics`.
 KEEP_FEATURES_BYTES = 32 << 20  # 32 MiB
 
 #: The fast path works on blocks of rows whose per-block arrays take about this
 #: many bytes, so that a block stays in cache between the E- and the M-step.
 BLOCK_BYTES = 1 << 21  # 2 MiB
+
+#: Largest cancellation bound B (see the module docstring) for which the fast
+#: path is used; above it the exact route runs.  eps * 1e5 = 2.2e-11.
+MAX_CANCELLATION = 1e5
+
+#: Added to every soft count n_k before dividing by it, exactly as scikit-learn
+#: does, so the M-step of a nearly empty component stays finite.
+COUNT_EPS = 10 * np.finfo(np.float64).eps
 
 
 _CONTROLLER = None
@@ -218,15 +274,26 @@ def log_joint(X, weights, means, covariances, covariance_type, shift):
     """ln w_k + ln N(x_i | mu_k, Sigma_k) for every row of X, shape (n, K).
 
     The rows are centred by ``shift`` (a point near the data: the model's
-    overall mean) and scored block by block, with BLAS on one thread.
+    overall mean) and scored block by block, with BLAS on one thread; the
+    columns of components beyond :data:`MAX_CANCELLATION` by the exact route.
     """
     n_samples, n_features = X.shape
     n_components = means.shape[0]
     out = np.empty((n_samples, n_components))
     with one_blas_thread():
+        h = np.flatnonzero(hard_components(means - shift, covariances, covariance_type))
+        if h.size:
+            exact = exact_parameters(weights[h], means[h], _subset(covariances, covariance_type, h),
+                                     covariance_type)
+        if h.size == n_components:
+            for rows in exact_blocks(n_samples, n_features, n_components):
+                out[rows] = _exact_log_prob(X[rows] - means[:, None, :], exact, covariance_type)
+            return out
         natural = natural_parameters(weights, means - shift, covariances, covariance_type)
         for rows in row_blocks(n_samples, n_features, n_components, covariance_type):
             out[rows] = weighted_log_prob(features(X[rows], covariance_type, shift), natural)
+            if h.size:  # the hard components' columns by the exact route
+                out[rows, h] = _exact_log_prob(X[rows] - means[h][:, None, :], exact, covariance_type)
     return out
 
 
@@ -239,3 +306,403 @@ def log_normaliser(log_p):
     row_max = log_p.max(axis=1, keepdims=True)  # (n, 1)
     return (row_max + np.log(np.exp(log_p - row_max).sum(axis=1, keepdims=True)))[:, 0]
 
+
+
+# --------------------------------------------------------------------------
+# Cancellation bound and the exact route
+# --------------------------------------------------------------------------
+
+
+def cancellation_bounds(means_c, covariances, covariance_type):
+    """The bound B_k of the module docstring for every component, shape (K,).
+
+    ``means_c`` are the means minus the shift.  O(K d^2) (plus K Cholesky
+    factorisations for full covariances, one for tied).
+    """
+    n_components, d = means_c.shape
+    if covariance_type == "diag":
+        return np.sum(means_c**2 / covariances, axis=1) + d
+    if covariance_type == "spherical":
+        return np.sum(means_c**2, axis=1) / covariances + d
+    chol = cholesky_factors(covariances, covariance_type)
+    chols = chol if covariance_type == "full" else chol[None]
+    covs = covariances if covariance_type == "full" else covariances[None]
+    eye = np.eye(d)
+    abs_P = []  # |P_k| entrywise
+    for L in chols:
+        L_inv = solve_triangular(L, eye, lower=True, check_finite=False)
+        abs_P.append(np.abs(L_inv.T @ L_inv))
+    abs_P = np.stack(abs_P)  # (K, d, d) or (1, d, d)
+    e = np.abs(means_c)  # (K, d)
+    spread = np.sum(abs_P * np.abs(covs), axis=(1, 2))  # (K,) or (1,)
+    return np.einsum("ka,kab,kb->k", e, np.broadcast_to(abs_P, (n_components, d, d)), e) + spread
+
+
+def cancellation_bound(means_c, covariances, covariance_type):
+    """max_k B_k: the largest of :func:`cancellation_bounds`."""
+    return float(np.max(cancellation_bounds(means_c, covariances, covariance_type)))
+
+
+def hard_components(means_c, covariances, covariance_type):
+    """Boolean (K,): the components beyond :data:`MAX_CANCELLATION`, which take the exact route.
+
+    For tied covariances all or none (the tied M-step sums over components).
+    """
+    hard = cancellation_bounds(means_c, covariances, covariance_type) > MAX_CANCELLATION
+    if covariance_type == "tied" and hard.any():
+        hard[:] = True
+    return hard
+
+
+def _subset(covariances, covariance_type, h):
+    return covariances if covariance_type == "tied" else covariances[h]
+
+
+def exact_parameters(weights, means, covariances, covariance_type):
+    """What the exact route needs: (const (K,), scale).
+
+    const_k = ln w_k - (d ln 2 pi + ln det Sigma_k) / 2; scale is U_k = L_k^{-T}
+    (K, d, d) for full, U (d, d) for tied, 1/sigma (K, d) for diag, (K,) for spherical.
+    """
+    n_components, d = means.shape
+    with np.errstate(divide="ignore"):
+        log_weights = np.log(weights)
+    if covariance_type in ("diag", "spherical"):
+        log_det = np.log(covariances).sum(axis=1) if covariance_type == "diag" else d * np.log(covariances)
+        return log_weights - 0.5 * (d * _LOG_2PI + log_det), 1.0 / np.sqrt(covariances)
+    chol = cholesky_factors(covariances, covariance_type)
+    chols = chol if covariance_type == "full" else chol[None]
+    eye = np.eye(d)
+    U = np.stack([solve_triangular(L, eye, lower=True, check_finite=False).T for L in chols])
+    log_det = 2.0 * np.log(np.diagonal(chols, axis1=1, axis2=2)).sum(axis=1)
+    const = log_weights - 0.5 * (d * _LOG_2PI + log_det)
+    return const, (U if covariance_type == "full" else U[0])
+
+
+def exact_blocks(n_samples, n_features, n_components):
+    """Row blocks for the exact route, whose (K, m, d) differences take about BLOCK_BYTES."""
+    step = max(64, BLOCK_BYTES // (8 * n_components * n_features))
+    return [slice(start, min(start + step, n_samples)) for start in range(0, n_samples, step)]
+
+
+def _exact_log_prob(D, exact, covariance_type):
+    """ln w_k + ln N(x_i | mu_k, Sigma_k), shape (m, K), from the differences D = x_i - mu_k, (K, m, d)."""
+    const, scale = exact
+    if covariance_type in ("full", "tied"):
+        Y = D @ scale  # (K, m, d): rows (x_i - mu_k)^T L_k^{-T}, i.e. L_k^{-1}(x_i - mu_k)
+    elif covariance_type == "diag":
+        Y = D * scale[:, None, :]
+    else:
+        Y = D * scale[:, None, None]
+    return (const[:, None] - 0.5 * np.einsum("kmd,kmd->km", Y, Y)).T
+
+
+def _exact_moments(D, resp, covariance_type):
+    """First and second moments about the centres from the differences D (K, m, d) and resp (m, K)."""
+    weighted = D * resp.T[:, :, None]  # (K, m, d): gamma_ik (x_i - c_k)
+    first = weighted.sum(axis=1)  # (K, d)
+    if covariance_type in ("full", "tied"):
+        second = np.swapaxes(weighted, 1, 2) @ D  # (K, d, d)
+        second = 0.5 * (second + np.swapaxes(second, 1, 2))
+        if covariance_type == "tied":
+            second = second.sum(axis=0)
+    else:
+        second = np.einsum("kmd,kmd->kd", weighted, D)  # (K, d)
+        if covariance_type == "spherical":
+            second = second.sum(axis=1)
+    return first, second
+
+
+# --------------------------------------------------------------------------
+# Sufficient statistics, the M-step, and one fit's data
+# --------------------------------------------------------------------------
+
+
+class Statistics(NamedTuple):
+    """Soft sums of one pass over (a chunk of) the data, about per-component centres c_k.
+
+    counts : (K,) sum_i gamma_ik
+    first : (K, d) sum_i gamma_ik (x_i - c_k)
+    second : sum_i gamma_ik (x_i - c_k)(x_i - c_k)^T, (K, d, d) for full; its
+        sum over k (d, d) for tied; its diagonal (K, d) for diag; its trace (K,)
+        for spherical
+    log_likelihood : float, sum_i ln p(x_i | theta) (theta: the parameters of
+        the E-step; 0.0 when the responsibilities were given)
+
+    Statistics of chunks computed about the same centres add up (``a + b``).
+    """
+
+    counts: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    log_likelihood: float
+
+    def __add__(self, other):
+        return Statistics(*(a + b for a, b in zip(self, other, strict=True)))
+
+
+def check_not_empty(counts):
+    """Raise the documented error if a soft count n_k is (numerically) zero."""
+    empty = np.flatnonzero(counts < COUNT_EPS)
+    if empty.size:
+        k = int(empty[0])
+        raise ValueError(
+            f"component {k} is empty: its soft count n_k = sum_i resp[i, {k}] is {counts[k]:.3g}, "
+            "so its mean and covariance are undefined (0/0). This happens when a component starts "
+            "far from every point, or when X has fewer distinct points than components. "
+            "Use fewer components, another initialisation (init_params or random_state), "
+            "or a larger reg_covar."
+        )
+
+
+def m_step(stats, centres, n_samples, covariance_type, reg_covar):
+    """(weights, means, covariances) from :class:`Statistics` about ``centres``, as lib.mixture.m_step.
+
+    With N_k = counts, n_k = N_k + COUNT_EPS (scikit-learn's convention) and
+    a_k = first_k: mu_k = (N_k c_k + a_k) / n_k = c_k + delta_k with
+    delta_k = (a_k - COUNT_EPS c_k) / n_k, and
+    sum_i gamma_ik (x_i - mu_k)(x_i - mu_k)^T
+      = second_k - a_k delta_k^T - delta_k a_k^T + N_k delta_k delta_k^T,
+    divided by n_k (by sum_k n_k for tied).  delta_k is small when the centres
+    are the current means, so nothing large cancels.  ``centres`` and the
+    returned means are in the same coordinates (those of the data).
+    """
+    counts, first, second, _ = stats
+    n_components, d = first.shape
+    check_not_empty(counts)
+    n_k = counts + COUNT_EPS  # (K,)
+    weights = n_k / n_samples
+    delta = (first - COUNT_EPS * centres) / n_k[:, None]  # (K, d)
+    means = centres + delta
+    if covariance_type in ("full", "tied"):
+        cross = first[:, :, None] * delta[:, None, :]  # (K, d, d): a_k delta_k^T
+        outer = counts[:, None, None] * delta[:, :, None] * delta[:, None, :]
+        scatter = -(cross + np.swapaxes(cross, 1, 2)) + outer  # (K, d, d)
+        if covariance_type == "full":
+            cov = (second + scatter) / n_k[:, None, None]
+            cov[:, np.arange(d), np.arange(d)] += reg_covar
+        else:
+            cov = (second + scatter.sum(axis=0)) / n_k.sum()
+            cov.flat[:: d + 1] += reg_covar
+    else:
+        if covariance_type == "diag":
+            cov = (second - 2.0 * first * delta + counts[:, None] * delta**2) / n_k[:, None] + reg_covar
+        else:
+            sq = second - 2.0 * np.sum(first * delta, axis=1) + counts * np.sum(delta**2, axis=1)
+            cov = sq / (d * n_k) + reg_covar
+    return weights, means, cov
+
+
+class SufficientStatistics:
+    """One fit's data (centred once, with its features) and its passes over them.
+
+    Parameters go in and come out in the data's own coordinates; the fast path
+    converts the means to centred coordinates (minus ``shift``) internally.
+    """
+
+    def __init__(self, X, covariance_type, n_components, shift=None):
+        self.X = X  # (n, d), the validated data (not copied)
+        self.covariance_type = covariance_type
+        self.n_samples, self.n_features = X.shape
+        self.n_components = n_components
+        self.shift = X.mean(axis=0) if shift is None else shift  # (d,)
+        self.blocks = row_blocks(self.n_samples, self.n_features, n_components, covariance_type)
+        d = self.n_features
+        if is_narrow(covariance_type, d):
+            # phi = [1, x] or [1, x, ||x||^2] is kept, and its columns 1..d are the centred
+            # data: one copy of the data, not two
+            phi = features(X, covariance_type, shift=self.shift)  # (n, D)
+            self.Xc = phi[:, 1 : 1 + d]  # (n, d) view
+            self.phi = [phi[rows] for rows in self.blocks]
+        else:
+            # Wide features (x**2, x x^T) are kept while they are small. Large ones are
+            # rebuilt block by block at every pass: building them in cache costs no more than
+            # reading them back from memory (measured), and memory stays O(n d).
+            self.Xc = X - self.shift  # (n, d)
+            n_columns = n_phi_columns(d, covariance_type)
+            if 8 * self.n_samples * n_columns <= KEEP_FEATURES_BYTES:
+                self.phi = [features(self.Xc[rows], covariance_type) for rows in self.blocks]
+            else:
+                self.phi = None
+        self._scatter = None  # tied: sum_i x_i x_i^T (centred), computed at first use
+
+    def _phi(self, b):
+        if self.phi is not None:
+            return self.phi[b]
+        return features(self.Xc[self.blocks[b]], self.covariance_type)
+
+    def hard(self, theta):
+        """Boolean (K,): the components for which the fast path would lose digits."""
+        weights, means, cov = theta
+        return hard_components(means - self.shift, cov, self.covariance_type)
+
+    # ---- the fast route ---------------------------------------------------
+
+    def _accumulate(self, resp, phi, acc):
+        """Add block b's soft sums resp.T @ phi (and x x^T sums on the Cholesky route) to acc."""
+        products = resp.T @ phi  # (K, D)
+        acc[0] = products if acc[0] is None else acc[0] + products
+        if cholesky_route(self.covariance_type, self.n_features):
+            m, K, d = resp.shape[0], resp.shape[1], self.n_features
+            Xc = phi[:, 1:]  # (m, d)
+            weighted = (resp[:, :, None] * Xc[:, None, :]).reshape(m, K * d)  # gamma_ik x_i
+            second = (weighted.T @ Xc).reshape(K, d, d)  # sum_i gamma_ik x_i x_i^T
+            second = 0.5 * (second + np.swapaxes(second, 1, 2))  # symmetric to the last bit
+            acc[1] = second if acc[1] is None else acc[1] + second
+
+    def _about_centres(self, acc, centres, log_lik):
+        """Statistics about the centres from the fast path's sums about the shift.
+
+        With e_k = c_k - shift: first = sums - N_k e_k and
+        second = S_k - sums e_k^T - e_k sums^T + N_k e_k e_k^T; the terms are
+        of size N_k |e_k|^2, which is why B must stay small here.
+        """
+        products, second = acc
+        d = self.n_features
+        counts, sums = products[:, 0], products[:, 1 : 1 + d]
+        e = centres - self.shift  # (K, d)
+        first = sums - counts[:, None] * e
+        ct = self.covariance_type
+        if ct in ("full", "tied"):
+            if ct == "tied":
+                if self._scatter is None:
+                    self._scatter = self.Xc.T @ self.Xc  # (d, d)
+                second = self._scatter
+            elif second is None:  # unpack the upper triangles
+                rows, cols = np.triu_indices(d)
+                second = np.empty((len(counts), d, d))
+                second[:, rows, cols] = products[:, 1 + d :]
+                second[:, cols, rows] = products[:, 1 + d :]
+            cross = sums[:, :, None] * e[:, None, :]  # (K, d, d): sums_k e_k^T
+            correction = counts[:, None, None] * e[:, :, None] * e[:, None, :] - cross - np.swapaxes(cross, 1, 2)
+            second = second + (correction.sum(axis=0) if ct == "tied" else correction)
+        elif ct == "diag":
+            second = products[:, 1 + d :] - 2.0 * sums * e + counts[:, None] * e**2
+        else:
+            second = products[:, 1 + d] - 2.0 * np.sum(sums * e, axis=1) + counts * np.sum(e**2, axis=1)
+        return Statistics(counts, first, second, float(log_lik))
+
+    # ---- passes -------------------------------------------------------------
+
+    def e_step(self, theta, hard=None):
+        """E-step at theta = (weights, means, covariances): :class:`Statistics` about the means.
+
+        ``hard`` (boolean (K,), default :meth:`hard`) marks the components that
+        take the exact route; all of them: one exact pass.
+        """
+        hard = self.hard(theta) if hard is None else hard
+        if hard.all() or (self.covariance_type == "tied" and hard.any()):  # tied: all or none
+            return self._exact_pass(theta)
+        return self._fast_pass(theta, hard)
+
+    def _fast_pass(self, theta, hard=None):
+        """The fast route, with the columns and moments of the ``hard`` components done exactly."""
+        weights, means, cov = theta
+        ct = self.covariance_type
+        natural = natural_parameters(weights, means - self.shift, cov, ct)
+        h = np.flatnonzero(hard) if hard is not None else np.empty(0, dtype=np.intp)
+        if h.size:
+            exact = exact_parameters(weights[h], means[h], _subset(cov, ct, h), ct)
+            exact_first, exact_second = 0.0, 0.0
+        log_lik = 0.0
+        acc = [None, None]
+        for b, rows in enumerate(self.blocks):
+            phi = self._phi(b)
+            resp = weighted_log_prob(phi, natural)  # (m, K)
+            if h.size:
+                D = self.X[rows][None, :, :] - means[h][:, None, :]  # (H, m, d): x_i - mu_k, k hard
+                resp[:, h] = _exact_log_prob(D, exact, ct)
+            log_lik += normalise_rows(resp).sum()  # resp now holds gamma_ik
+            self._accumulate(resp, phi, acc)
+            if h.size:
+                first, second = _exact_moments(D, resp[:, h], ct)
+                exact_first, exact_second = exact_first + first, exact_second + second
+        stats = self._about_centres(acc, means, log_lik)
+        if h.size:  # replace the hard components' moments by the exact ones
+            stats.first[h] = exact_first
+            stats.second[h] = exact_second
+        return stats
+
+    def em_step(self, theta, reg_covar, hard=None):
+        """One EM iteration from theta: (log-likelihood at theta, new theta, hard mask of new theta).
+
+        The route of each component is chosen from theta (``hard``: its mask,
+        computed when not given); a component that the M-step made hard (it
+        sharpened) is redone by the exact route, because the fast M-step's
+        cancellation is governed by the new parameters.
+        """
+        hard = self.hard(theta) if hard is None else hard
+        stats = self.e_step(theta, hard)
+        new = m_step(stats, theta[1], self.n_samples, self.covariance_type, reg_covar)
+        new_hard = self.hard(new)
+        if (new_hard & ~hard).any():
+            stats = self.e_step(theta, hard | new_hard)
+            new = m_step(stats, theta[1], self.n_samples, self.covariance_type, reg_covar)
+            new_hard = self.hard(new)
+        return stats.log_likelihood, new, new_hard
+
+    def _exact_pass(self, theta=None, resp=None, centres=None):
+        """The exact route: responsibilities from theta (or given), moments about the centres."""
+        ct = self.covariance_type
+        if theta is not None:
+            centres = theta[1]
+            exact = exact_parameters(*theta, ct)
+        K, d = centres.shape
+        counts = np.zeros(K)
+        first = np.zeros((K, d))
+        second = None
+        log_lik = 0.0
+        for rows in exact_blocks(self.n_samples, d, K):
+            D = self.X[rows][None, :, :] - centres[:, None, :]  # (K, m, d): x_i - c_k
+            if theta is not None:
+                r = _exact_log_prob(D, exact, ct)  # (m, K)
+                log_lik += normalise_rows(r).sum()  # r now holds gamma_ik
+            else:
+                r = resp[rows]
+            counts += r.sum(axis=0)
+            f, s = _exact_moments(D, r, ct)
+            first += f
+            second = s if second is None else second + s
+        return Statistics(counts, first, second, float(log_lik))
+
+    def statistics(self, resp):
+        """Statistics of given responsibilities, about their own weighted means (exact; for initialisation)."""
+        counts = resp.sum(axis=0)  # (K,)
+        check_not_empty(counts)
+        centres = (resp.T @ self.Xc) / counts[:, None] + self.shift  # (K, d), approximate means
+        return self._exact_pass(resp=resp, centres=centres), centres
+
+    def log_likelihood_and_labels(self, theta):
+        """Log-likelihood at theta and the most responsible component of every sample."""
+        weights, means, cov = theta
+        log_p = log_joint(self.X, weights, means, cov, self.covariance_type, self.shift)  # (n, K)
+        labels = np.argmax(log_p, axis=1)
+        return float(log_normaliser(log_p).sum()), labels
+
+
+def chunk_statistics(X, weights, means, covariances, covariance_type, exact=None):
+    """E-step statistics of one chunk of rows: :class:`Statistics` about ``means``.
+
+    The entry point for chunked or distributed EM: call it on every chunk with
+    the same (current) parameters, add the results, and pass the sum with
+    ``means`` as the centres to :func:`m_step`.  The chunk is centred at the
+    mixture's overall mean (a point near the data, shared by all chunks); the
+    route (fast or exact) is chosen from the parameters, so every chunk takes
+    the same one.  As in :meth:`SufficientStatistics.em_step`, components
+    that were not hard at these parameters (:func:`hard`) but are at the new
+    ones from :func:`m_step` need the pass redone with ``exact`` = the boolean
+    (K,) mask of those components (or True for all).  BLAS runs on one thread.  Inputs are trusted (validated
+    float64 arrays).
+    """
+    theta = (weights, means, covariances)
+    with one_blas_thread():
+        data = SufficientStatistics(X, covariance_type, means.shape[0], shift=weights @ means)
+        if exact is None:
+            return data.e_step(theta)
+        return data.e_step(theta, np.asarray(exact, dtype=bool) | data.hard(theta))
+
+
+def hard(weights, means, covariances, covariance_type):
+    """Boolean (K,): the components beyond the fast path's boundary (see the module docstring)."""
+    shift = weights @ means  # the point chunk_statistics centres at
+    return hard_components(means - shift, covariances, covariance_type)

@@ -18,6 +18,7 @@ __all__ = [
     "COVARIANCE_TYPES",
     "check_data",
     "check_estimator_data",
+    "check_n_features",
     "check_labels",
     "check_rng",
     "check_probability_vector",
@@ -221,13 +222,23 @@ def check_positive_int(value, name, *, minimum=1):
     return int(value)
 
 
+def check_n_features(X, n_features):
+    """Raise the ValueError for data whose number of columns differs from the means' (checked arrays)."""
+    if X.shape[1] != n_features:
+        raise ValueError(
+            f"X has {X.shape[1]} feature(s) but the means have {n_features}; they must match."
+        )
+
+
 def check_estimator_data(estimator, X, *, reset):
     """``X`` for an estimator's ``fit`` (``reset=True``) or later methods (``reset=False``).
 
-    Returns :func:`check_data`'s array (the book's error messages) after
-    scikit-learn's bookkeeping: ``validate_data`` records or checks
-    ``n_features_in_`` and ``feature_names_in_``.  A few cases are worded the
-    way scikit-learn's estimator checks expect.
+    Returns :func:`check_data`'s array (the book's error messages); the data
+    are converted and checked once.  scikit-learn's ``validate_data`` then
+    only does its bookkeeping (``skip_check_array=True``: records or checks
+    ``n_features_in_`` and ``feature_names_in_`` from the original object,
+    which keeps a DataFrame's column names).  A few cases are worded the way
+    scikit-learn's estimator checks expect.
     """
     name = type(estimator).__name__
     if scipy.sparse.issparse(X):
@@ -264,5 +275,5 @@ def check_estimator_data(estimator, X, *, reset):
             "pass at least one column."
         )
     X_checked = check_data(X, "X")  # the book's messages for None, text, NaN/inf, ...
-    validate_data(estimator, X, reset=reset, dtype=np.float64)
+    validate_data(estimator, X, reset=reset, skip_check_array=True)  # bookkeeping only
     return X_checked

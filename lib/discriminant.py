@@ -46,6 +46,7 @@ from . import _fastpath, gaussian
 from ._validation import (
     check_covariance_type,
     check_data,
+    check_n_features,
     check_labels,
     check_positive_int,
     check_positive_scalar,
@@ -270,8 +271,7 @@ def _tied_log_prob(X, means, covariance):
     """
     X = check_data(X, "X")
     K, d = means.shape
-    if X.shape[1] != d:
-        raise ValueError(f"X has {X.shape[1]} feature(s) but the means have {d}; they must match.")
+    check_n_features(X, d)
     cov = np.asarray(covariance, dtype=np.float64)
     if cov.shape != (d, d) or not np.all(np.isfinite(cov)):
         raise ValueError(

@@ -34,7 +34,7 @@ import numpy as np
 from scipy.linalg import cholesky as _cholesky
 from scipy.linalg import solve_triangular
 
-from ._validation import COVARIANCE_TYPES, check_covariance_type, check_data, check_rng
+from ._validation import COVARIANCE_TYPES, check_covariance_type, check_data, check_n_features, check_rng
 
 __all__ = [
     "COVARIANCE_TYPES",
@@ -49,11 +49,15 @@ __all__ = [
 _LOG_2PI = np.log(2.0 * np.pi)
 
 
+class NotPositiveDefiniteError(ValueError):
+    """A covariance that is not positive definite (a ``ValueError``; mixture fits re-word it)."""
+
+
 def _chol(matrix, what):
     try:
         return _cholesky(matrix, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
-        raise ValueError(
+        raise NotPositiveDefiniteError(
             f"{what} is not positive definite, so it is not a valid covariance matrix. "
             "This happens when a component has fewer distinct points than dimensions or a "
             "feature is constant; add a small ridge (increase reg_covar) or drop constant features."
@@ -115,7 +119,7 @@ def cholesky_factors(covariances, covariance_type="full"):
     if covariance_type == "tied":
         return _chol(cov, "the tied covariance matrix")
     if np.any(cov <= 0):
-        raise ValueError(
+        raise NotPositiveDefiniteError(
             f"variances must be strictly positive, got a minimum of {cov.min():.3g}; increase reg_covar."
         )
     return np.sqrt(cov)
@@ -149,10 +153,7 @@ def log_prob(X, means, covariances, covariance_type="full"):
     X = check_data(X, "X")
     means = check_data(means, "means")
     n_components, n_features = means.shape
-    if X.shape[1] != n_features:
-        raise ValueError(
-            f"X has {X.shape[1]} feature(s) but the means have {n_features}; they must match."
-        )
+    check_n_features(X, n_features)
     cov = check_covariances(covariances, covariance_type, n_components, n_features)
     chol = cholesky_factors(cov, covariance_type)
     n_samples = X.shape[0]

@@ -22,12 +22,14 @@ density is exponentiated before it is normalised, no matrix is inverted.
 The pure functions :func:`log_likelihood`, :func:`e_step`, :func:`m_step` and
 :func:`lower_bound` are the book's reference implementation, written to be read.
 :class:`GaussianMixture` runs the same updates through a faster but equivalent
-route (``_SufficientStatistics`` at the end of this module, built on
-``lib/_fastpath.py``):
+route, ``lib/_fastpath.py`` (its sufficient statistics and M-step included):
 each log-density is a linear function of the features
 :math:`\phi(x) = [1, x, x x^\top]`, so an E-step is one matrix product and an
-M-step is another.  The tests check that both routes agree with each other, with
-:func:`lib.gaussian.log_prob` and with scikit-learn.
+M-step is another.  Where those expanded forms would lose digits (components
+far from the data's centre against their width, nearly singular covariances)
+it takes an exact route per component; see ``lib/_fastpath.py``.  The tests
+check that both routes agree with each other, with :func:`lib.gaussian.log_prob`,
+with scikit-learn, and with an extended-precision reference on hard data.
 
 Book: chapters/04_em_gaussian_mixtures.md, eq. label ``gmm-density``.
 """
@@ -35,13 +37,15 @@ Book: chapters/04_em_gaussian_mixtures.md, eq. label ``gmm-density``.
 import warnings
 
 import numpy as np
+from scipy.linalg import solve_triangular
 from scipy.special import entr, logsumexp
 from sklearn.base import BaseEstimator, DensityMixin
-from sklearn.cluster import kmeans_plusplus
+from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (
     check_estimator_data,
+    check_n_features,
     ConvergenceWarning,
     check_covariance_type,
     check_data,
@@ -51,7 +55,7 @@ from ._validation import (
     check_rng,
 )
 from . import _fastpath
-from .gaussian import check_covariances, cholesky_factors, log_prob
+from .gaussian import NotPositiveDefiniteError, check_covariances, cholesky_factors, log_prob
 
 __all__ = [
     "GaussianMixture",
@@ -67,15 +71,9 @@ __all__ = [
 
 _LOG_2PI = np.log(2.0 * np.pi)
 
-#: Added to every soft count n_k before dividing by it, exactly as scikit-learn
-#: does, so the M-step of a nearly empty component stays finite.
-_COUNT_EPS = 10 * np.finfo(np.float64).eps
-
-#: A component whose soft count is below this is empty: its mean and
-#: covariance would be 0/0.  See "Empty components" in :class:`GaussianMixture`.
-_EMPTY_COUNT = _COUNT_EPS
-
-_INIT_PARAMS = ("kmeans++", "random", "random_from_data", "given")
+#: scikit-learn's four initialisations (with its meaning), the book's two
+#: nearest-seed variants, and 'given'.  See ``init_params`` in GaussianMixture.
+_INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data", "kmeans++", "random_seeds", "given")
 
 
 def _is_dask(X):
@@ -93,22 +91,43 @@ def _check_covariances(covariances, covariance_type, n_components, n_features, n
     return cov
 
 
+def _precision_cholesky(covariances, covariance_type):
+    """scikit-learn's precisions_cholesky_: U = L^{-T} (upper) with Sigma = L L^T, or 1/sqrt(var)."""
+    chol = cholesky_factors(covariances, covariance_type)
+    if covariance_type in ("diag", "spherical"):
+        return 1.0 / chol
+    chols = chol if covariance_type == "full" else chol[None]
+    eye = np.eye(chols.shape[-1])
+    U = np.stack([solve_triangular(L, eye, lower=True, check_finite=False).T for L in chols])
+    return U if covariance_type == "full" else U[0]
+
+
+def _invert(matrices, covariance_type):
+    """Covariances from precisions or back: inverses by Cholesky factors, never ``inv``."""
+    if covariance_type in ("diag", "spherical"):
+        return 1.0 / matrices
+    U = _precision_cholesky(matrices, covariance_type)  # matrices^{-1} = U U^T
+    return U @ np.swapaxes(U, -1, -2)
+
+
 def _check_parameters(X, weights, means, covariances, covariance_type):
-    """Validate ``(X, weights, means, covariances)`` of a mixture, return float arrays."""
+    """Validate a mixture's ``(X, weights, means, covariances)``, each once; return float arrays.
+
+    ``X`` or ``weights`` may be None (not part of the call), and come back as None.
+    """
     covariance_type = check_covariance_type(covariance_type)
-    X = check_data(X, "X")
     means = check_data(means, "means")
     n_components, n_features = means.shape
-    if X.shape[1] != n_features:
-        raise ValueError(
-            f"X has {X.shape[1]} feature(s) but the means have {n_features}; they must match."
-        )
-    weights = check_probability_vector(weights, "weights")
-    if weights.shape[0] != n_components:
-        raise ValueError(
-            f"weights has {weights.shape[0]} entries but there are {n_components} means; "
-            "give one weight per component."
-        )
+    if X is not None:
+        X = check_data(X, "X")
+        check_n_features(X, n_features)
+    if weights is not None:
+        weights = check_probability_vector(weights, "weights")
+        if weights.shape[0] != n_components:
+            raise ValueError(
+                f"weights has {weights.shape[0]} entries but there are {n_components} means; "
+                "give one weight per component."
+            )
     cov = _check_covariances(covariances, covariance_type, n_components, n_features)
     return X, weights, means, cov
 
@@ -128,20 +147,6 @@ def _check_resp(resp, n_samples, n_components=None):
             f"sums to {row_sums[worst]:.6g}; normalise with resp / resp.sum(axis=1, keepdims=True)."
         )
     return resp
-
-
-def _check_not_empty(counts):
-    """Raise the documented error if a soft count n_k is (numerically) zero."""
-    empty = np.flatnonzero(counts < _EMPTY_COUNT)
-    if empty.size:
-        k = int(empty[0])
-        raise ValueError(
-            f"component {k} is empty: its soft count n_k = sum_i resp[i, {k}] is {counts[k]:.3g}, "
-            "so its mean and covariance are undefined (0/0). This happens when a component starts "
-            "far from every point, or when X has fewer distinct points than components. "
-            "Use fewer components, another initialisation (init_params or random_state), "
-            "or a larger reg_covar."
-        )
 
 
 # --------------------------------------------------------------------------
@@ -183,14 +188,9 @@ def estimate_log_prob(X, means, covariances, covariance_type="full"):
     -------
     ndarray of shape (n_samples, n_components)
     """
-    covariance_type = check_covariance_type(covariance_type)
-    X = check_data(X, "X")
-    means = check_data(means, "means")
-    n_components, n_features = means.shape
-    weights = np.full(n_components, 1.0 / n_components)
-    X, _, means, cov = _check_parameters(X, weights, means, covariances, covariance_type)
+    X, _, means, cov = _check_parameters(X, None, means, covariances, covariance_type)
     # weights of 1 (log 1 = 0): plain component log-densities
-    return _fastpath.log_joint(X, np.ones(n_components), means, cov, covariance_type, shift=X.mean(axis=0))
+    return _fastpath.log_joint(X, np.ones(len(means)), means, cov, covariance_type, shift=X.mean(axis=0))
 
 
 def log_likelihood(X, weights, means, covariances, covariance_type="full"):
@@ -278,7 +278,7 @@ def m_step(X, resp, covariance_type="full", reg_covar=1e-6):
         \Sigma_k = \frac{1}{n_k} \sum_{i} \gamma_{ik}\, (x_i - \mu_k)(x_i - \mu_k)^\top
                    + \varepsilon I .
 
-    (Dropping the :math:`1/n_k` in :math:`\mu_k` gives a sum, not
+    (Lecture notes that drop the :math:`1/n_k` in :math:`\mu_k` give a sum, not
     an average.)  The other covariance structures are
 
     * ``tied``: :math:`\Sigma = \frac1n \sum_k \sum_i \gamma_{ik}(x_i-\mu_k)(x_i-\mu_k)^\top + \varepsilon I`;
@@ -301,8 +301,9 @@ def m_step(X, resp, covariance_type="full", reg_covar=1e-6):
     resp : array-like of shape (n_samples, n_components)
         Responsibilities :math:`\gamma_{ik}`: non-negative, rows summing to 1.
     covariance_type : {'full', 'tied', 'diag', 'spherical'}
-    reg_covar : float > 0
-        Ridge :math:`\varepsilon` added to the covariances' diagonals.
+    reg_covar : float >= 0
+        Ridge :math:`\varepsilon` added to the covariances' diagonals; 0 gives
+        the unregularised maximum-likelihood update.
 
     Returns
     -------
@@ -317,14 +318,14 @@ def m_step(X, resp, covariance_type="full", reg_covar=1e-6):
         If a component is empty (:math:`n_k \approx 0`): its update is 0/0.
     """
     covariance_type = check_covariance_type(covariance_type)
-    reg_covar = check_positive_scalar(reg_covar, "reg_covar")
+    reg_covar = check_positive_scalar(reg_covar, "reg_covar", allow_zero=True)
     X = check_data(X, "X")
     resp = _check_resp(resp, X.shape[0])
     n_samples, n_features = X.shape
 
     counts = resp.sum(axis=0)  # (K,): soft counts n_k
-    _check_not_empty(counts)
-    n_k = counts + _COUNT_EPS
+    _fastpath.check_not_empty(counts)
+    n_k = counts + _fastpath.COUNT_EPS
     weights = n_k / n_samples  # em-m-step-weights
     means = resp.T @ X / n_k[:, None]  # (K, d), em-m-step-means
 
@@ -460,11 +461,8 @@ def sample(n_samples, weights, means, covariances, covariance_type="full", rng=N
     """
     n_samples = check_positive_int(n_samples, "n_samples")
     rng = check_rng(rng)
-    means = check_data(means, "means")
+    _, weights, means, cov = _check_parameters(None, weights, means, covariances, covariance_type)
     n_components, n_features = means.shape
-    _, weights, means, cov = _check_parameters(
-        np.zeros((1, n_features)), weights, means, covariances, covariance_type
-    )
     chol = cholesky_factors(cov, covariance_type)  # L_k, or standard deviations
     z = rng.choice(n_components, size=n_samples, p=weights)  # (n,)
     eps = rng.standard_normal((n_samples, n_features))  # (n, d)
@@ -505,39 +503,65 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     tol : float >= 0, default=1e-3
         EM stops when the mean log-likelihood per sample changes by less than
         ``tol`` between two iterations (scikit-learn's rule).
-    reg_covar : float > 0, default=1e-6
-        Ridge added to the covariances' diagonals at every M-step.
+    reg_covar : float >= 0, default=1e-6
+        Ridge added to the covariances' diagonals at every M-step.  0 is the
+        pure maximum-likelihood M-step; if a covariance then becomes singular
+        (a component on fewer distinct points than dimensions, a constant
+        feature) :meth:`fit` raises a ``ValueError`` that names ``reg_covar``.
     max_iter : int >= 0, default=100
         Maximum number of EM iterations per initialisation.  ``0`` returns the
         initial parameters.
     n_init : int >= 1, default=1
         Number of initialisations; the one with the largest ``lower_bound_`` is
         kept.  Ignored (one run) with ``init_params='given'``.
-    init_params : {'kmeans++', 'random', 'random_from_data', 'given'}, default='kmeans++'
-        How the initial parameters are chosen:
+    init_params : {'kmeans++', 'random_seeds', 'kmeans', 'k-means++', 'random', 'random_from_data', 'given'}, \
+default='kmeans++'
+        How the initial parameters are chosen.  The book's two (nearest-seed)
+        initialisations:
 
-        * ``'kmeans++'``: :math:`K` seeds by k-means++
+        * ``'kmeans++'`` (the default): :math:`K` seeds by k-means++
           (:func:`sklearn.cluster.kmeans_plusplus`); each point is assigned to
           its nearest seed (hard responsibilities) and one :func:`m_step` gives
           the initial parameters.
-        * ``'random_from_data'``: the same with :math:`K` distinct data points
-          drawn at random as seeds.
-        * ``'random'``: responsibilities drawn uniformly at random and
-          normalised, then one :func:`m_step`.
-        * ``'given'``: ``weights_init``, ``means_init`` and
-          ``covariances_init`` are all required and used as they are.
+        * ``'random_seeds'``: the same with :math:`K` distinct data points
+          drawn at random as seeds.  (Before scikit-learn's spelling was
+          supported, lib called this ``'random_from_data'``.)
 
-        With the other options, any ``*_init`` that is given replaces the
-        corresponding initial value (as in scikit-learn).
+        scikit-learn's four, with scikit-learn's meaning:
+
+        * ``'kmeans'``: responsibilities from the labels of
+          :class:`sklearn.cluster.KMeans` (``n_init=1``), then one M-step
+          (scikit-learn's default);
+        * ``'k-means++'``: k-means++ seeds, each component given only its own
+          seed point (one M-step on those K points: the means are the seeds,
+          the covariances ``reg_covar`` times the identity);
+        * ``'random_from_data'``: the same with random distinct data points;
+        * ``'random'``: responsibilities drawn uniformly at random and
+          normalised, then one M-step.
+
+        And ``'given'``: ``weights_init``, ``means_init`` and
+        ``covariances_init`` (or ``precisions_init``) are all required and
+        used as they are.  With the other options, any ``*_init`` that is
+        given replaces the corresponding initial value (as in scikit-learn).
     weights_init : array-like of shape (n_components,), default=None
     means_init : array-like of shape (n_components, n_features), default=None
     covariances_init : array-like, default=None
-        In the layout of ``covariance_type``.  (scikit-learn takes precisions;
-        the book works with covariances.)
+        Initial covariances, in the layout of ``covariance_type`` (the book
+        works with covariances).
+    precisions_init : array-like, default=None
+        Initial precisions (inverse covariances), scikit-learn's parameter,
+        in the layout of ``covariance_type``; give this or ``covariances_init``,
+        not both.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the initialisation and :meth:`sample`.
+    warm_start : bool, default=False
+        If True and the model is already fitted, :meth:`fit` starts from the
+        fitted parameters (one run, ``n_init`` ignored), as in scikit-learn.
     verbose : int, default=0
-        Print the log-likelihood at every iteration when >= 1.
+        0: silent; 1: one line per initialisation; 2: also the mean
+        log-likelihood every ``verbose_interval`` iterations.
+    verbose_interval : int, default=10
+        Iterations between two progress lines when ``verbose >= 2``.
     init_sample_size : int or None, default=None
         ``'kmeans++'`` seeds from this many rows drawn at random (all rows
         when None).  For a Dask array that does not fit in memory, set it
@@ -547,9 +571,10 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     along rows (``pip install "genmodels-lib[dask]"``): each EM iteration is
     one pass over the chunks, each chunk returning its sums, added in a tree
     (``lib/_dask.py``, chapter 4 "EM when the data do not fit in memory").
-    The initialisation then costs: ``'given'`` no pass; ``'random_from_data'``
+    The initialisations then cost: ``'given'`` no pass; ``'random_seeds'``
     reading K rows plus one pass; ``'kmeans++'`` reading ``init_sample_size``
-    rows plus one pass; ``'random'`` one pass.  :meth:`predict`,
+    rows plus one pass; ``'random'`` one pass.  (``'kmeans'``, ``'k-means++'``
+    and ``'random_from_data'`` are in-memory only.)  :meth:`predict`,
     :meth:`predict_proba` and :meth:`score_samples` of a Dask array return Dask
     arrays chunked like it; :meth:`score` returns a number.
 
@@ -559,6 +584,13 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     means_ : ndarray of shape (n_components, n_features)
     covariances_ : ndarray
         In the layout of ``covariance_type``.
+    precisions_ : ndarray
+        Inverse covariances, in the layout of ``covariance_type``.
+    precisions_cholesky_ : ndarray
+        scikit-learn's Cholesky factors of the precisions: for ``full`` and
+        ``tied`` the upper-triangular :math:`U = L^{-\top}` with
+        :math:`\Sigma = L L^\top` (so :math:`\Sigma^{-1} = U U^\top`); for
+        ``diag`` and ``spherical`` ``1 / sqrt(covariances_)``.
     converged_ : bool
         Whether the kept initialisation met ``tol`` within ``max_iter``.
     n_iter_ : int
@@ -568,6 +600,9 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         computed by the last E-step, i.e. of the parameters *before* the last
         M-step, ``log_likelihood_history_[-2] / n_samples``.  (With
         ``max_iter=0`` it is ``log_likelihood_history_[0] / n_samples``.)
+    lower_bounds_ : list of float
+        scikit-learn's per-iteration ``lower_bound_``:
+        ``log_likelihood_history_[:n_iter_] / n_samples``.
     log_likelihood_history_ : ndarray of shape (n_iter_ + 1,)
         Total (not mean) log-likelihood :func:`log_likelihood` of the training
         data: entry 0 at the initial parameters, entry ``t`` after ``t``
@@ -639,8 +674,11 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         weights_init=None,
         means_init=None,
         covariances_init=None,
+        precisions_init=None,
         random_state=None,
+        warm_start=False,
         verbose=0,
+        verbose_interval=10,
         init_sample_size=None,
     ):
         self.n_components = n_components
@@ -653,8 +691,11 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         self.weights_init = weights_init
         self.means_init = means_init
         self.covariances_init = covariances_init
+        self.precisions_init = precisions_init
         self.random_state = random_state
+        self.warm_start = warm_start
         self.verbose = verbose
+        self.verbose_interval = verbose_interval
         self.init_sample_size = init_sample_size
 
     # ---- validation ------------------------------------------------------
@@ -671,12 +712,15 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                 f"n_samples={n_samples}; every component needs data: use at most {n_samples} components."
             )
         check_positive_scalar(self.tol, "tol", allow_zero=True)
-        check_positive_scalar(self.reg_covar, "reg_covar")
+        check_positive_scalar(self.reg_covar, "reg_covar", allow_zero=True)
         check_positive_int(self.max_iter, "max_iter", minimum=0)
         check_positive_int(self.n_init, "n_init")
         check_positive_int(self.verbose, "verbose", minimum=0)
+        check_positive_int(self.verbose_interval, "verbose_interval")
         if self.init_sample_size is not None:
             check_positive_int(self.init_sample_size, "init_sample_size", minimum=n_components)
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise TypeError(f"warm_start must be True or False, got {self.warm_start!r}.")
         if not isinstance(self.init_params, str) or self.init_params not in _INIT_PARAMS:
             raise ValueError(f"init_params must be one of {_INIT_PARAMS}, got {self.init_params!r}.")
         given = {}
@@ -701,6 +745,16 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                 self.covariances_init, self.covariance_type, n_components, n_features,
                 name="covariances_init",
             )
+        if self.precisions_init is not None:
+            if self.covariances_init is not None:
+                raise ValueError(
+                    "give covariances_init or precisions_init (its inverse), not both."
+                )
+            precisions = _check_covariances(
+                self.precisions_init, self.covariance_type, n_components, n_features,
+                name="precisions_init",
+            )
+            given["covariances"] = _invert(precisions, self.covariance_type)
         if self.init_params == "given" and len(given) < 3:
             missing = [f"{p}_init" for p in ("weights", "means", "covariances") if p not in given]
             raise ValueError(
@@ -712,33 +766,37 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     # ---- fitting ---------------------------------------------------------
 
     def _initial_parameters(self, fast, given, rng):
-        """Initial (weights, means, covariances) in the original coordinates."""
+        """Initial (weights, means, covariances), in the data's coordinates."""
         n_samples = fast.n_samples
         K = self.n_components
         if self.init_params == "given":
             return given["weights"], given["means"], given["covariances"]
+        Xc = fast.Xc  # centred data: same seeds, better-conditioned distances
+        resp = np.zeros((n_samples, K))
         if self.init_params == "random":
             resp = rng.uniform(size=(n_samples, K))
             resp /= resp.sum(axis=1, keepdims=True)
+        elif self.init_params == "kmeans":
+            seed = int(rng.integers(np.iinfo(np.int32).max))
+            labels = KMeans(K, n_init=1, random_state=seed).fit(Xc).labels_
+            resp[np.arange(n_samples), labels] = 1.0
         else:
-            Xc = fast.Xc  # centred data: same seeds, better-conditioned distances
-            if self.init_params == "kmeans++":
+            if self.init_params in ("kmeans++", "k-means++"):
                 seed = int(rng.integers(np.iinfo(np.int32).max))
-                seeds, _ = kmeans_plusplus(Xc, K, random_state=seed)
-            else:  # random_from_data
-                seeds = Xc[rng.choice(n_samples, size=K, replace=False)]
-            # hard responsibilities: each point belongs to its nearest seed
-            sq_dist = (
-                np.sum(Xc**2, axis=1)[:, None] - 2.0 * Xc @ seeds.T + np.sum(seeds**2, axis=1)
-            )  # (n, K)
-            resp = np.zeros((n_samples, K))
-            resp[np.arange(n_samples), np.argmin(sq_dist, axis=1)] = 1.0
-        theta = fast.m_step(fast.statistics(resp), self.reg_covar)
-        weights, means_c, cov = theta
-        weights = given.get("weights", weights)
-        means = given.get("means", means_c + fast.shift)
-        cov = given.get("covariances", cov)
-        return weights, means, cov
+                seeds, indices = kmeans_plusplus(Xc, K, random_state=seed)
+            else:  # random_seeds, random_from_data
+                indices = rng.choice(n_samples, size=K, replace=False)
+                seeds = Xc[indices]
+            if self.init_params in ("k-means++", "random_from_data"):  # scikit-learn: the seed only
+                resp[indices, np.arange(K)] = 1.0
+            else:  # the book: each point belongs to its nearest seed
+                sq_dist = (
+                    np.sum(Xc**2, axis=1)[:, None] - 2.0 * Xc @ seeds.T + np.sum(seeds**2, axis=1)
+                )  # (n, K)
+                resp[np.arange(n_samples), np.argmin(sq_dist, axis=1)] = 1.0
+        stats, centres = fast.statistics(resp)
+        weights, means, cov = _fastpath.m_step(stats, centres, n_samples, self.covariance_type, self.reg_covar)
+        return given.get("weights", weights), given.get("means", means), given.get("covariances", cov)
 
     def fit(self, X, y=None):
         """Estimate the parameters by EM (``n_init`` runs, the best one kept).
@@ -776,7 +834,16 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         given = self._check_hyperparameters(n_samples, n_features)
         rng = check_rng(self.random_state)
         with _fastpath.one_blas_thread():  # why: "Threads" in the class docstring
-            return self._run_em(X, given, rng)
+            try:
+                return self._run_em(X, given, rng)
+            except NotPositiveDefiniteError as exc:  # scikit-learn's wording first, then lib's
+                raise ValueError(
+                    "Fitting the mixture model failed because some components have ill-defined "
+                    "empirical covariance (for instance caused by singleton or collapsed samples). "
+                    "Try to decrease the number of components, increase reg_covar, or scale the "
+                    f"input data. (reg_covar={self.reg_covar!r}; reg_covar=0 is the unregularised "
+                    f"maximum-likelihood M-step, whose covariances can be singular.) {exc}"
+                ) from None
 
     def _fit_dask(self, X):
         """EM on a Dask array: one pass over its row chunks per iteration (lib/_dask.py)."""
@@ -791,60 +858,72 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         self.n_features_in_ = n_features
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self._set_fitted(best, shift=0.0)
+        self._set_fitted(best, n_samples, stacklevel=5)
         return self.predict(X)
 
     def _run_em(self, X, given, rng):
         n_samples = X.shape[0]
-        fast = _SufficientStatistics(X, self.covariance_type, self.n_components)
+        fast = _fastpath.SufficientStatistics(X, self.covariance_type, self.n_components)
 
         best = None
-        n_runs = 1 if self.init_params == "given" else self.n_init  # 'given' draws nothing random
+        warm = self.warm_start and hasattr(self, "converged_")
+        # 'given' and a warm start draw nothing random: one run
+        n_runs = 1 if (self.init_params == "given" or warm) else self.n_init
         for init in range(n_runs):
-            weights, means, cov = self._initial_parameters(fast, given, rng)
-            theta = (weights, means - fast.shift, cov)  # centred coordinates
-            history = []
+            if warm:
+                theta = (self.weights_, self.means_, self.covariances_)
+            else:
+                theta = self._initial_parameters(fast, given, rng)  # (weights, means, covariances)
+            if self.verbose:
+                print(f"Initialization {init}")
+            # a warm start continues the previous fit: its last bound is the first reference
+            history = [self.lower_bound_ * n_samples] if warm else []
+            hard = None  # which components take the exact route (lib/_fastpath.py), known after a step
             converged = False
             n_iter = 0
             for n_iter in range(1, self.max_iter + 1):
-                log_lik, stats = fast.e_step(theta)  # log_lik = l(theta) before this M-step
-                history.append(log_lik)
-                theta = fast.m_step(stats, self.reg_covar)
+                log_lik, theta, hard = fast.em_step(theta, self.reg_covar, hard)
+                history.append(log_lik)  # l(theta) before this M-step
                 change = (history[-1] - history[-2]) / n_samples if len(history) > 1 else np.inf
-                if self.verbose:
-                    print(f"init {init} iteration {n_iter}: mean log-likelihood "
+                if self.verbose >= 2 and n_iter % self.verbose_interval == 0:
+                    print(f"  Iteration {n_iter}: mean log-likelihood "
                           f"{log_lik / n_samples:.6f} (change {change:.3g})")
                 if abs(change) < self.tol:
                     converged = True
                     break
+            if self.verbose:
+                print(f"Initialization {'converged' if converged else 'did not converge'} "
+                      f"after {n_iter} iterations.")
             final_log_lik, labels = fast.log_likelihood_and_labels(theta)
+            history = history[1:] if warm else history
             history.append(final_log_lik)
             bound = (history[-2] if len(history) > 1 else history[-1]) / n_samples
             if best is None or bound > best["bound"]:
                 best = dict(bound=bound, theta=theta, history=history, n_iter=n_iter,
                             converged=converged, labels=labels)
 
-        self._set_fitted(best, shift=fast.shift)
+        self._set_fitted(best, n_samples)
         return best["labels"]
 
-    def _set_fitted(self, best, shift):
-        """The fitted attributes of the kept run (``best``: theta in coordinates centred at ``shift``)."""
+    def _set_fitted(self, best, n_samples, stacklevel=5):
+        """The fitted attributes of the kept run; warns if it did not converge."""
         if not best["converged"] and self.max_iter > 0:
             warnings.warn(
-                f"EM did not converge in max_iter={self.max_iter} iterations (tol={self.tol}) "
-                "for the best initialisation; increase max_iter or tol, try other init_params, "
-                "or check the data for duplicated or degenerate points.",
+                "Best performing initialization did not converge. Try different init parameters, "
+                "or increase max_iter, tol, or check for degenerate data. "
+                f"(EM stopped at max_iter={self.max_iter} iterations, tol={self.tol}: the mean "
+                "log-likelihood still changed by more than tol; duplicated points can also cause this.)",
                 ConvergenceWarning,
-                stacklevel=5,  # _set_fitted <- _run_em <- _fit <- fit/fit_predict <- the caller
+                stacklevel=stacklevel,  # _set_fitted <- _run_em <- _fit <- fit/fit_predict <- caller
             )
-        weights, means_c, cov = best["theta"]
-        self.weights_ = weights
-        self.means_ = means_c + shift
-        self.covariances_ = cov
+        self.weights_, self.means_, self.covariances_ = best["theta"]
         self.converged_ = best["converged"]
         self.n_iter_ = best["n_iter"]
         self.lower_bound_ = float(best["bound"])
         self.log_likelihood_history_ = np.asarray(best["history"])
+        self.lower_bounds_ = list(self.log_likelihood_history_[: self.n_iter_] / n_samples)
+        self.precisions_cholesky_ = _precision_cholesky(self.covariances_, self.covariance_type)
+        self.precisions_ = _invert(self.covariances_, self.covariance_type)
 
     def fit_predict(self, X, y=None):
         """Fit, then return the most responsible component of each training sample.
@@ -933,124 +1012,3 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         r"""Akaike information criterion :math:`-2\ell(\theta) + 2p` (lower is better)."""
         n_samples = np.shape(X)[0]
         return -2.0 * self.score(X) * n_samples + 2.0 * self._n_parameters()
-
-
-class _SufficientStatistics:
-    """Centred data (and its narrow features) for one fit; runs the fast E- and M-steps.
-
-    Parameters are exchanged in centred coordinates: ``means_c = means - shift``.
-    The M-step's input is the tuple ``(counts, sums, second)``:
-    ``counts`` (K,) = sum_i gamma_ik, ``sums`` (K, d) = sum_i gamma_ik x_i, and
-    ``second`` = sum_i gamma_ik x_i x_i^T (K, d, d) for full, its diagonal (K, d)
-    for diag, its trace (K,) for spherical, and sum_i x_i x_i^T (d, d) for tied.
-    """
-
-    def __init__(self, X, covariance_type, n_components):
-        self.covariance_type = covariance_type
-        self.n_samples, self.n_features = X.shape
-        self.n_components = n_components
-        self.shift = X.mean(axis=0)  # (d,)
-        self.blocks = _fastpath.row_blocks(self.n_samples, self.n_features, n_components, covariance_type)
-        d = self.n_features
-        if _fastpath.is_narrow(covariance_type, d):
-            # phi = [1, x] or [1, x, ||x||^2] is kept, and its columns 1..d are the centred
-            # data: one copy of the data, not two
-            phi = _fastpath.features(X, covariance_type, shift=self.shift)  # (n, D)
-            self.Xc = phi[:, 1 : 1 + d]  # (n, d) view
-            self.phi = [phi[rows] for rows in self.blocks]
-        else:
-            # Wide features (x**2, x x^T) are kept while they are small. Large ones are
-            # rebuilt block by block at every pass: building them in cache costs no more than
-            # reading them back from memory (measured), and memory stays O(n d).
-            self.Xc = X - self.shift  # (n, d)
-            n_columns = _fastpath.n_phi_columns(d, covariance_type)
-            if 8 * self.n_samples * n_columns <= _fastpath.KEEP_FEATURES_BYTES:
-                self.phi = [_fastpath.features(self.Xc[rows], covariance_type) for rows in self.blocks]
-            else:
-                self.phi = None
-        # tied: sum_i x_i x_i^T does not depend on the responsibilities
-        self.scatter = self.Xc.T @ self.Xc if covariance_type == "tied" else None
-
-    def _phi(self, b):
-        if self.phi is not None:
-            return self.phi[b]
-        return _fastpath.features(self.Xc[self.blocks[b]], self.covariance_type)
-
-    def _accumulate(self, resp, phi, acc):
-        """Add block b's soft sums resp.T @ phi (and x x^T sums on the Cholesky route) to acc."""
-        products = resp.T @ phi  # (K, D)
-        acc[0] = products if acc[0] is None else acc[0] + products
-        if _fastpath.cholesky_route(self.covariance_type, self.n_features):
-            m, K, d = resp.shape[0], resp.shape[1], self.n_features
-            Xc = phi[:, 1:]  # (m, d)
-            weighted = (resp[:, :, None] * Xc[:, None, :]).reshape(m, K * d)  # gamma_ik x_i
-            second = (weighted.T @ Xc).reshape(K, d, d)  # sum_i gamma_ik x_i x_i^T
-            second = 0.5 * (second + np.swapaxes(second, 1, 2))  # symmetric to the last bit
-            acc[1] = second if acc[1] is None else acc[1] + second
-
-    def _finish(self, acc):
-        products, second = acc
-        d = self.n_features
-        counts, sums = products[:, 0], products[:, 1 : 1 + d]
-        if self.covariance_type == "tied":
-            second = self.scatter
-        elif self.covariance_type == "full" and second is None:  # unpack the upper triangles
-            rows, cols = np.triu_indices(d)
-            second = np.empty((len(counts), d, d))
-            second[:, rows, cols] = products[:, 1 + d :]
-            second[:, cols, rows] = products[:, 1 + d :]
-        elif self.covariance_type == "diag":
-            second = products[:, 1 + d :]
-        elif self.covariance_type == "spherical":
-            second = products[:, 1 + d]
-        return counts, sums, second
-
-    def statistics(self, resp):
-        """Soft sums (counts, sums, second) for given responsibilities (used at initialisation)."""
-        acc = [None, None]
-        for b, rows in enumerate(self.blocks):
-            self._accumulate(resp[rows], self._phi(b), acc)
-        return self._finish(acc)
-
-    def e_step(self, theta):
-        """E-step at theta = (weights, means_c, covariances): returns (log-likelihood, soft sums)."""
-        natural = _fastpath.natural_parameters(*theta, self.covariance_type)
-        log_lik = 0.0
-        acc = [None, None]
-        for b in range(len(self.blocks)):
-            phi = self._phi(b)
-            resp = _fastpath.weighted_log_prob(phi, natural)  # (m, K)
-            log_lik += _fastpath.normalise_rows(resp).sum()  # resp now holds gamma_ik
-            self._accumulate(resp, phi, acc)
-        return float(log_lik), self._finish(acc)
-
-    def log_likelihood_and_labels(self, theta):
-        """Log-likelihood at theta and the most responsible component of every sample."""
-        natural = _fastpath.natural_parameters(*theta, self.covariance_type)
-        log_lik = 0.0
-        labels = np.empty(self.n_samples, dtype=np.intp)
-        for b, rows in enumerate(self.blocks):
-            log_p = _fastpath.weighted_log_prob(self._phi(b), natural)
-            labels[rows] = np.argmax(log_p, axis=1)
-            log_lik += _fastpath.normalise_rows(log_p).sum()
-        return float(log_lik), labels
-
-    def m_step(self, stats, reg_covar):
-        """(weights, means_c, covariances) from the soft sums, as in :func:`m_step`."""
-        counts, sums, second = stats
-        d = self.n_features
-        _check_not_empty(counts)
-        n_k = counts + _COUNT_EPS  # (K,)
-        weights = n_k / self.n_samples
-        means = sums / n_k[:, None]  # (K, d), centred
-        if self.covariance_type == "full":
-            cov = second / n_k[:, None, None] - means[:, :, None] * means[:, None, :]
-            cov[:, np.arange(d), np.arange(d)] += reg_covar
-        elif self.covariance_type == "tied":
-            cov = (second - (n_k * means.T) @ means) / n_k.sum()
-            cov.flat[:: d + 1] += reg_covar
-        elif self.covariance_type == "diag":
-            cov = second / n_k[:, None] - means**2 + reg_covar
-        else:
-            cov = (second / n_k - np.sum(means**2, axis=1)) / d + reg_covar
-        return weights, means, cov

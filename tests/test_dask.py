@@ -37,7 +37,7 @@ def _data(seed=0, n=900, d=3):
 
 def _fit(X, covariance_type="full", **kw):
     kw = {"n_components": 3, "covariance_type": covariance_type, "max_iter": 15, "tol": 0.0, "random_state": 3,
-          "init_params": "random_from_data", **kw}
+          "init_params": "random_seeds", **kw}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return GaussianMixture(**kw).fit(X)
@@ -68,7 +68,7 @@ def test_fit_equals_the_in_memory_fit_whatever_the_chunking(covariance_type, chu
     _assert_same_fit(ours, ref)
 
 
-@pytest.mark.parametrize("init_params", ["kmeans++", "random_from_data", "given"])
+@pytest.mark.parametrize("init_params", ["kmeans++", "random_seeds", "given"])
 def test_initialisations_read_a_sample_or_nothing_and_match_in_memory(init_params):
     X = _data(1)
     given = {}
@@ -136,6 +136,12 @@ def test_chunk_sums_keep_their_digits_on_hard_data(covariance_type):
     if covariance_type == "tied":
         want = sum(dev[k] * n_k[k] for k in range(K)) / n_k.sum()
         assert _rel(ours.covariances_ - 1e-12 * np.eye(d), want.astype(float)) < 1e-10
+
+
+@pytest.mark.parametrize("init_params", ["kmeans", "k-means++", "random_from_data"])
+def test_in_memory_only_initialisations_are_refused_on_dask(init_params):
+    with pytest.raises(ValueError, match="needs all of X in memory"):
+        GaussianMixture(2, init_params=init_params).fit(da.from_array(_data(), chunks=300))
 
 
 def test_bad_dask_input_is_explained():

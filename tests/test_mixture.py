@@ -21,13 +21,13 @@ import scipy.stats
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
+from sklearn.cluster import KMeans
 from sklearn.exceptions import NotFittedError
 from sklearn.mixture import GaussianMixture as SklearnGaussianMixture
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import lib._fastpath as _fastpath
-import lib.mixture as mixture
 from lib._validation import COVARIANCE_TYPES, ConvergenceWarning
 from lib.gaussian import full_covariances, log_prob
 from lib.mixture import (
@@ -167,11 +167,10 @@ def test_trajectory_matches_sklearn(covariance_type, n_features):
     assert ours.n_iter_ == sk.n_iter_ == T
     assert_allclose(ours.weights_, sk.weights_, rtol=1e-8, atol=1e-12)
     assert_allclose(ours.means_, sk.means_, rtol=1e-8, atol=1e-10)
-    # Normwise: scikit-learn starts from precisions_init = inv(covariances), whose
-    # rounding (cond(Sigma) eps) moves its small covariance entries by about 1e-9 here;
-    # lib's entries are within 1e-12 of an extended-precision M-step on this data.
+    # entries near zero carry rounding on the scale of the largest entry (sklearn's too:
+    # here lib is the closer of the two to the book's reference e_step/m_step)
     scale = np.abs(sk.covariances_).max()
-    assert np.abs(ours.covariances_ - sk.covariances_).max() <= 1e-10 * scale
+    assert_allclose(ours.covariances_, sk.covariances_, rtol=1e-8, atol=1e-10 * scale)
     # and the final log-likelihood is the one sklearn's model assigns
     assert history[-1] == pytest.approx(sk.score(X), rel=1e-9)
 
@@ -238,19 +237,30 @@ def test_fast_m_step_equals_m_step(covariance_type, n_features):
     rng = np.random.default_rng(4)
     X = blobs(rng, 200, n_features, 3, offset=-7.0)
     resp = rng.dirichlet(np.ones(3), size=200)
-    fast = mixture._SufficientStatistics(X, covariance_type, 3)
-    weights, means_c, cov = fast.m_step(fast.statistics(resp), 1e-6)
+    fast = _fastpath.SufficientStatistics(X, covariance_type, 3)
+    stats, centres = fast.statistics(resp)
+    weights, means, cov = _fastpath.m_step(stats, centres, 200, covariance_type, 1e-6)
     expected = m_step(X, resp, covariance_type, 1e-6)
     assert_allclose(weights, expected[0], rtol=1e-12)
-    assert_allclose(means_c + fast.shift, expected[1], rtol=1e-10, atol=1e-12)
+    assert_allclose(means, expected[1], rtol=1e-10, atol=1e-12)
     assert_allclose(cov, expected[2], rtol=1e-9, atol=1e-12)
+    # one EM step by the fast route and by the exact route, against e_step + m_step
+    theta = expected
+    assert not fast.hard(theta).any()
+    want = m_step(X, e_step(X, *theta, covariance_type)[0], covariance_type, 1e-6)
+    mixed = np.array([False, True, False])  # one component by the exact route, two by the fast one
+    for stats in (fast.e_step(theta), fast._exact_pass(theta), fast.e_step(theta, mixed)):
+        got = _fastpath.m_step(stats, theta[1], 200, covariance_type, 1e-6)
+        for g, w in zip(got, want, strict=True):
+            assert_allclose(g, w, rtol=1e-9, atol=1e-12)
+        assert stats.log_likelihood == pytest.approx(log_likelihood(X, *theta, covariance_type), rel=1e-12)
 
 
 @pytest.mark.parametrize("covariance_type, n_features", [("tied", 3), ("spherical", 3), ("full", 23)])
 def test_narrow_features_hold_the_only_copy_of_the_data(covariance_type, n_features):
     """For phi = [1, x] or [1, x, ||x||^2], the centred data are a view of phi: memory O(n d), one copy."""
     X = blobs(np.random.default_rng(6), 500, n_features, 3)
-    fast = mixture._SufficientStatistics(X, covariance_type, 3)
+    fast = _fastpath.SufficientStatistics(X, covariance_type, 3)
     assert all(np.shares_memory(fast.Xc, phi) for phi in fast.phi)
     assert_allclose(fast.Xc, X - X.mean(axis=0), rtol=0, atol=1e-12)
 
@@ -368,11 +378,12 @@ def test_m_step_closed_forms(p, reg_covar):
     pairs = zip(m_step(X, resp, ct, reg_covar), direct_m_step(X, resp, ct, reg_covar), strict=True)
     for got, want in pairs:
         assert_allclose(got, want, rtol=1e-10, atol=1e-12)
-    fast = mixture._SufficientStatistics(X, ct, p["n_components"])
-    weights, means_c, cov = fast.m_step(fast.statistics(resp), reg_covar)
+    fast = _fastpath.SufficientStatistics(X, ct, p["n_components"])
+    stats, centres = fast.statistics(resp)
+    weights, means, cov = _fastpath.m_step(stats, centres, X.shape[0], ct, reg_covar)
     want = direct_m_step(X, resp, ct, reg_covar)
     assert_allclose(weights, want[0], rtol=1e-10)
-    assert_allclose(means_c + fast.shift, want[1], rtol=1e-9, atol=1e-10)
+    assert_allclose(means, want[1], rtol=1e-9, atol=1e-10)
     assert_allclose(cov, want[2], rtol=1e-9, atol=1e-10)
 
 
@@ -439,7 +450,7 @@ def test_max_iter_zero_returns_the_initial_parameters():
     assert gm.log_likelihood_history_.shape == (1,)
 
 
-@pytest.mark.parametrize("init_params", ["kmeans++", "random", "random_from_data"])
+@pytest.mark.parametrize("init_params", ["kmeans++", "random_seeds", "kmeans", "k-means++", "random", "random_from_data"])
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
 def test_recovers_separated_clusters(init_params, covariance_type):
     rng = np.random.default_rng(8)
@@ -479,7 +490,7 @@ def test_fit_predict_equals_fit_then_predict():
 def test_convergence_warning():
     rng = np.random.default_rng(11)
     X = blobs(rng, 100, 2, 2)
-    with pytest.warns(ConvergenceWarning, match="did not converge in max_iter=1"):
+    with pytest.warns(ConvergenceWarning, match="Best performing initialization did not converge"):
         gm = GaussianMixture(2, max_iter=1, tol=0.0, random_state=0).fit(X)
     assert not gm.converged_ and gm.n_iter_ == 1
     with warnings.catch_warnings():
@@ -502,13 +513,13 @@ def _blas_threads():
 def test_fit_runs_em_with_one_blas_thread_and_restores_the_callers_limit(monkeypatch):
     # "Threads" in the GaussianMixture docstring: the EM loop limits BLAS to one thread
     seen = []
-    e_step = mixture._SufficientStatistics.e_step
+    e_step = _fastpath.SufficientStatistics.e_step
 
-    def spy(self, theta):
+    def spy(self, theta, hard=None):
         seen.append(_blas_threads())
-        return e_step(self, theta)
+        return e_step(self, theta, hard)
 
-    monkeypatch.setattr(mixture._SufficientStatistics, "e_step", spy)
+    monkeypatch.setattr(_fastpath.SufficientStatistics, "e_step", spy)
     X = blobs(np.random.default_rng(13), 200, 3, 2)
     with threadpool_limits(limits=2, user_api="blas"):
         before = _blas_threads()
@@ -544,7 +555,7 @@ def test_empty_component_raises_a_clear_error():
     X_dup = np.repeat([[0.0, 0.0], [5.0, 5.0]], 10, axis=0)
     with pytest.raises(ValueError, match="is empty"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # k-means++ may warn about the duplicates
-        GaussianMixture(3, init_params="random_from_data", random_state=0).fit(X_dup)
+        GaussianMixture(3, init_params="random_seeds", random_state=0).fit(X_dup)
     with pytest.raises(ValueError, match="component 2 is empty"):
         m_step(X, np.tile([0.5, 0.5, 0.0], (50, 1)), "full")
 
@@ -608,13 +619,13 @@ def _fit2(**kwargs):
         (lambda: _fit(n_components=30), ValueError, "larger than the number of samples"),
         (lambda: _fit(n_components=0), ValueError, "n_components must be an integer >= 1"),
         (lambda: _fit(n_components=2.5), TypeError, "n_components must be an integer"),
-        (lambda: _fit(reg_covar=0.0), ValueError, "reg_covar must be a finite number > 0"),
+        (lambda: _fit(reg_covar=-1.0), ValueError, "reg_covar must be a finite number >= 0"),
         (lambda: _fit(reg_covar=-1e-3), ValueError, "reg_covar"),
         (lambda: _fit(tol=-1.0), ValueError, "tol"),
         (lambda: _fit(max_iter=-1), ValueError, "max_iter"),
         (lambda: _fit(n_init=0), ValueError, "n_init"),
         (lambda: _fit(covariance_type="banana"), ValueError, "covariance_type must be one of"),
-        (lambda: _fit(init_params="kmeans"), ValueError, "init_params must be one of"),
+        (lambda: _fit(init_params="k-means"), ValueError, "init_params must be one of"),
         # initial parameters
         (lambda: _fit2(weights_init=[0.5, 0.6]), ValueError, "weights_init must sum to 1"),
         (lambda: _fit2(weights_init=[1.0]), ValueError, r"weights_init must have shape \(2,\)"),
@@ -646,7 +657,7 @@ def _fit2(**kwargs):
         (lambda: m_step(X_OK, np.full((20, 2), 0.3)), ValueError, "must sum to 1"),
         (lambda: m_step(X_OK, -np.ones((20, 2))), ValueError, "non-negative"),
         (lambda: m_step(X_OK, np.ones((19, 1))), ValueError, r"resp must have shape"),
-        (lambda: m_step(X_OK, np.ones((20, 1)), reg_covar=0), ValueError, "reg_covar"),
+        (lambda: m_step(X_OK, np.ones((20, 1)), reg_covar=-1.0), ValueError, "reg_covar"),
         (lambda: lower_bound(X_OK, np.ones((20, 3)) / 3, **GOOD), ValueError, r"shape \(20, 2\)"),
         (lambda: sample(0, **GOOD), ValueError, "n_samples"),
         (lambda: sample(5, **GOOD, rng="seed"), TypeError, "random_state"),
@@ -664,3 +675,114 @@ def test_bad_inputs(call, error, match):
 def test_sklearn_estimator_checks(estimator, check):
     # None is expected to fail. check_array_api_input skips itself (numpy-only estimator).
     check(estimator)
+
+
+# ---------------------------------------------------------------- reg_covar = 0: the pure MLE
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_reg_covar_zero_is_the_unregularised_m_step(covariance_type):
+    rng = np.random.default_rng(21)
+    X = blobs(rng, 300, 3, 2)
+    resp = rng.dirichlet(np.ones(2), size=300)
+    weights, means, cov = m_step(X, resp, covariance_type, reg_covar=0)
+    assert_allclose(cov, direct_m_step(X, resp, covariance_type, 0.0)[2], rtol=1e-10)
+    gm = run_lib(X, (weights, means, cov), covariance_type, max_iter=5, reg_covar=0.0)
+    want = (weights, means, cov)
+    for _ in range(5):
+        want = m_step(X, e_step(X, *want, covariance_type)[0], covariance_type, reg_covar=0.0)
+    assert_allclose(gm.covariances_, want[2], rtol=1e-10)
+
+
+def test_reg_covar_zero_singular_covariance_names_reg_covar():
+    X = np.repeat([[0.0, 1.0], [0.0, 2.0], [5.0, 1.0], [5.0, 3.0]], 5, axis=0)  # x_0 constant per cluster
+    gm = GaussianMixture(2, reg_covar=0.0, init_params="random_from_data", random_state=0,
+                         means_init=[[0.0, 1.5], [5.0, 2.0]])
+    with pytest.raises(ValueError, match="reg_covar"):
+        gm.fit(X)
+
+
+# ---------------------------------------------------------------- scikit-learn's parameters and attributes
+
+
+@pytest.mark.parametrize("init_params", ["k-means++", "random_from_data"])
+def test_sklearn_seed_initialisations_give_each_component_its_seed_only(init_params):
+    """scikit-learn's meaning: the initial means are K data points, the covariances reg_covar * I."""
+    X = blobs(np.random.default_rng(30), 200, 2, 3)
+    gm = GaussianMixture(3, init_params=init_params, max_iter=0, reg_covar=1e-3, random_state=0).fit(X)
+    nearest = X[np.argmin(((X[:, None, :] - gm.means_[None]) ** 2).sum(axis=2), axis=0)]  # (3, d)
+    assert_allclose(gm.means_, nearest, rtol=1e-13)  # the seed, pulled by 10 eps as in scikit-learn
+    assert_allclose(gm.covariances_, np.array([1e-3 * np.eye(2)] * 3), rtol=1e-12, atol=1e-20)
+    assert_allclose(gm.weights_, 1 / 200, rtol=1e-12)  # one point each (n_k = 1 + 10 eps)
+
+
+def test_kmeans_initialisation_is_one_m_step_on_kmeans_labels():
+    X = blobs(np.random.default_rng(31), 300, 2, 3)
+    gm = GaussianMixture(3, init_params="kmeans", max_iter=0, random_state=0).fit(X)
+    # the same KMeans run (seeded from random_state=0 as lib does), then one M-step
+    seed = int(np.random.default_rng(0).integers(np.iinfo(np.int32).max))
+    km = KMeans(3, n_init=1, random_state=seed).fit(X - X.mean(axis=0))
+    expected = m_step(X, np.eye(3)[km.labels_], "full", 1e-6)
+    assert_allclose(gm.means_, expected[1], rtol=1e-10)
+    assert_allclose(gm.covariances_, expected[2], rtol=1e-9)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_precisions_match_sklearn_and_precisions_init_equals_covariances_init(covariance_type):
+    rng = np.random.default_rng(32)
+    X = blobs(rng, 300, 3, 2)
+    params = random_parameters(rng, X, 2, covariance_type)
+    ours = run_lib(X, params, covariance_type, max_iter=4)
+    sk = run_sklearn(X, params, covariance_type, max_iter=4)
+    assert_allclose(ours.precisions_, sk.precisions_, rtol=1e-7)
+    assert_allclose(ours.precisions_cholesky_, sk.precisions_cholesky_, rtol=1e-7, atol=1e-12)
+    assert ours.lower_bounds_ == pytest.approx(list(sk.lower_bounds_), rel=1e-9)
+    by_precision = GaussianMixture(
+        2, covariance_type=covariance_type, init_params="given", weights_init=params[0],
+        means_init=params[1], precisions_init=sklearn_precisions(params[2], covariance_type),
+        max_iter=4, tol=0.0,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        by_precision.fit(X)
+    assert_allclose(by_precision.log_likelihood_history_, ours.log_likelihood_history_, rtol=1e-10)
+    with pytest.raises(ValueError, match="not both"):
+        GaussianMixture(2, covariance_type=covariance_type, covariances_init=params[2],
+                        precisions_init=sklearn_precisions(params[2], covariance_type)).fit(X)
+
+
+def test_warm_start_continues_the_fit():
+    X = blobs(np.random.default_rng(33), 300, 2, 3)
+    once = GaussianMixture(3, max_iter=6, tol=0.0, random_state=0)
+    twice = GaussianMixture(3, max_iter=3, tol=0.0, random_state=0, warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        once.fit(X)
+        twice.fit(X)
+        twice.fit(X)
+    assert_allclose(twice.means_, once.means_, rtol=1e-10)
+    assert_allclose(twice.log_likelihood_history_, once.log_likelihood_history_[3:], rtol=1e-12)
+
+
+def test_verbose_prints_every_verbose_interval(capsys):
+    X = blobs(np.random.default_rng(34), 200, 2, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        GaussianMixture(2, max_iter=7, tol=0.0, verbose=2, verbose_interval=3, random_state=0).fit(X)
+    out = capsys.readouterr().out
+    assert "Initialization 0" in out
+    assert [line.split(":")[0].strip() for line in out.splitlines() if "Iteration" in line] == [
+        "Iteration 3", "Iteration 6"]
+
+
+def test_fit_converts_and_checks_X_once(monkeypatch):
+    """check_data converts X; scikit-learn's validate_data only does its bookkeeping (no second check_array)."""
+    import sklearn.utils.validation as skv
+
+    def no_second_check(*args, **kwargs):
+        raise AssertionError("X was checked a second time by scikit-learn's check_array")
+
+    monkeypatch.setattr(skv, "check_array", no_second_check)
+    X = blobs(np.random.default_rng(35), 100, 2, 2)
+    gm = GaussianMixture(2, random_state=0).fit(X)
+    assert gm.n_features_in_ == 2 and gm.predict(X).shape == (100,)

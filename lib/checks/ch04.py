@@ -14,10 +14,6 @@ from ._core import Failure, NotImplementedYet, call, check, expect_array, expect
 
 __all__ = ["em_e_step", "em_m_step_spherical", "em_second_iteration", "em_run", "em_lower_bound"]
 
-# A ridge small enough to change nothing: lib's m_step requires reg_covar > 0.
-_NO_RIDGE = 1e-300
-
-
 def _mixture():
     return import_module("lib.mixture")
 
@@ -170,7 +166,7 @@ def em_m_step_spherical(student_fn):
                 "spherical component has one variance: average over the d coordinates."
             )
         variances = expect_array(out[2], (K,), "the variances", name="m_step_spherical")
-        want_w, want_m, want_v = mixture.m_step(X, resp, "spherical", reg_covar=_NO_RIDGE)
+        want_w, want_m, want_v = mixture.m_step(X, resp, "spherical", reg_covar=0.0)
         nk = resp.sum(axis=0)
 
         # weights
@@ -269,7 +265,7 @@ def em_second_iteration(answer):
     ex = import_module("lib.datasets").worked_example()
     X = ex["X"]
     resp0, _ = mixture.e_step(X, ex["weights"], ex["means"], ex["variances"], "spherical")
-    first = mixture.m_step(X, resp0, "spherical", reg_covar=_NO_RIDGE)
+    first = mixture.m_step(X, resp0, "spherical", reg_covar=0.0)
     if abs(value - first[0][0]) < 2e-3:
         raise Failure(
             "that is pi_1 after the first iteration; run one more E-step with theta^(1) "
@@ -292,7 +288,7 @@ def _reference_history(mixture, X, weights, means, variances, n_iter):
     history = [mixture.log_likelihood(X, *theta, "spherical")]
     for _ in range(n_iter):
         resp, _ = mixture.e_step(X, *theta, "spherical")
-        theta = mixture.m_step(X, resp, "spherical", reg_covar=_NO_RIDGE)
+        theta = mixture.m_step(X, resp, "spherical", reg_covar=0.0)
         history.append(mixture.log_likelihood(X, *theta, "spherical"))
     return np.array(history)
 
