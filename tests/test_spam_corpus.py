@@ -84,3 +84,59 @@ def test_package_data_includes_the_corpus():
     for path in (CORPUS, LICENCE):
         rel = path.relative_to(ROOT / "lib").as_posix()
         assert any(fnmatch(rel, p) for p in patterns), rel
+
+
+# ------------------------------------------------- the script that made it --
+
+def _make_script():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_spam_corpus", ROOT / "tools" / "make_spam_corpus.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_message_text_decodes_parts_and_drops_headers_and_markup():
+    make = _make_script()
+    raw = (
+        "From: someone@example.com\n"
+        "Received: from a.example by b.example\n"
+        "Subject: =?iso-8859-1?q?Caf=E9_offer?=\n"
+        "MIME-Version: 1.0\n"
+        'Content-Type: multipart/alternative; boundary="XX"\n'
+        "\n"
+        "--XX\n"
+        "Content-Type: text/html; charset=us-ascii\n"
+        "\n"
+        "<html><style>p {color: red}</style><p>Click&nbsp;<b>here</b></p></html>\n"
+        "--XX--\n"
+    )
+    subject, body = make.message_text(raw)
+    assert subject == "Caf\u00e9 offer"
+    assert body == "Click here"  # tags and the style sheet removed, entities decoded, spaces collapsed
+    assert "example.com" not in subject + body  # other headers are dropped
+
+    plain = (
+        "Subject: hello\n"
+        'Content-Type: multipart/mixed; boundary="B"\n\n'
+        "--B\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n"
+        "bWVldGluZyAgYXQKbm9vbg==\n"
+        "--B\nContent-Type: text/html\n\n<p>ignored when there is plain text</p>\n--B--\n"
+    )
+    assert make.message_text(plain) == ("hello", "meeting at noon")
+
+
+def test_build_is_deterministic_and_deduplicates():
+    make = _make_script()
+    records = [{"id": f"{i:05d}", "group": group, "subject": f"subject {i}", "body": f"{group} body {i}"}
+               for group, count in (("easy-ham-1", 1500), ("spam-1", 800)) for i in range(count)]
+    records.append(dict(records[0], id="99999"))  # an exact duplicate of the first message
+    records.append(dict(records[1], id="99998", subject="", body=""))  # an empty message
+    data1, pools1 = make.build(records)
+    data2, pools2 = make.build(list(records))
+    assert data1 == data2 and pools1 == pools2
+    assert pools1 == {0: 1500, 1: 800}  # the duplicate and the empty message are dropped
+    rows = [json.loads(line) for line in data1.decode("ascii").splitlines()]
+    assert sum(r["label"] for r in rows) == make.N_SPAM and len(rows) == make.N_HAM + make.N_SPAM
+    assert sum(r["split"] == "test" for r in rows) == round(0.3 * make.N_HAM) + round(0.3 * make.N_SPAM)
