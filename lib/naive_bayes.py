@@ -504,8 +504,8 @@ def log_posterior(log_joint):
     s = np.asarray(log_joint, dtype=np.float64)
     if s.ndim != 2:
         raise ValueError(f"log_joint must be 2-D (n_documents, n_classes), got shape {s.shape}.")
-    with np.errstate(invalid="ignore"):
-        return s - logsumexp(s, axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):  # rows of -inf only: NaN, without a warning
+        return s - logsumexp(s, axis=1, keepdims=True)  # s_k(x) - ln sum_l exp(s_l(x))
 
 
 # ------------------------------------------------------------- estimators --
