@@ -26,7 +26,10 @@ from the limits :math:`t \ln t \to 0` as :math:`t \to 0^+`:
   :math:`\mathrm{KL}(p \,\|\, q)` is infinite as soon as :math:`q` gives
   probability 0 to an outcome that :math:`p` can produce.
 
-Book: chapters/02_maximum_likelihood.md.
+Book: chapters/02_maximum_likelihood.md and its section pages
+chapters/02_1_map_bayesian.md (priors and posteriors),
+chapters/02_2_gaussian_mle.md (the Gaussian model) and
+chapters/02_3_risk_kl_misspecification.md (entropy and KL divergence).
 """
 
 import numpy as np
@@ -389,7 +392,7 @@ def gaussian_mle(X, covariance_type="full"):
     * ``"spherical"``: :math:`\hat\sigma^2 = \frac{1}{nd} \sum_i \lVert x_i - \hat\mu\rVert^2`,
       the average of the :math:`d` per-coordinate variances.
 
-    Book: chapters/02_maximum_likelihood.md, eq. labels ``mle-gauss-mean``,
+    Book: chapters/02_2_gaussian_mle.md, eq. labels ``mle-gauss-mean``,
     ``mle-gauss-cov``, ``mle-gauss-diag``, ``mle-gauss-spherical``.
 
     Parameters
@@ -441,7 +444,7 @@ def gaussian_log_likelihood(X, mean, cov):
 
     Computed with Cholesky factors by :func:`lib.gaussian.logpdf`.
 
-    Book: chapters/02_maximum_likelihood.md, eq. label ``mle-gauss-ll``.
+    Book: chapters/02_2_gaussian_mle.md, eq. label ``mle-gauss-ll``.
 
     Parameters
     ----------
@@ -470,7 +473,7 @@ def entropy(p, base=None):
 
         H(p) = -\sum_j p_j \ln p_j \qquad (0 \ln 0 = 0).
 
-    Book: chapters/02_maximum_likelihood.md, eq. label ``mle-entropy``.
+    Book: chapters/02_3_risk_kl_misspecification.md, eq. label ``mle-entropy``.
 
     Parameters
     ----------
@@ -501,7 +504,7 @@ def kl_divergence(p, q, base=None):
     produce.  It is :math:`\ge 0`, with equality iff :math:`p = q` (Gibbs'
     inequality), and is not symmetric.
 
-    Book: chapters/02_maximum_likelihood.md, eq. label ``mle-kl``.
+    Book: chapters/02_3_risk_kl_misspecification.md, eq. label ``mle-kl``.
 
     Parameters
     ----------
@@ -534,7 +537,7 @@ def gaussian_entropy(cov):
     :math:`\Sigma = LL^\top`.  Differential entropy can be negative (small
     variances).
 
-    Book: chapters/02_maximum_likelihood.md, eq. label ``mle-gauss-entropy``.
+    Book: chapters/02_3_risk_kl_misspecification.md, eq. label ``mle-gauss-entropy``.
 
     Parameters
     ----------
@@ -572,7 +575,7 @@ def gaussian_kl(mean0, cov0, mean1, cov1):
     :math:`\lVert L_1^{-1} (\mu_1 - \mu_0) \rVert^2`, and the log-determinants
     are :math:`2\sum_j \ln (L)_{jj}` -- triangular solves only, no inverse.
 
-    Book: chapters/02_maximum_likelihood.md, eq. label ``mle-gauss-kl``.
+    Book: chapters/02_3_risk_kl_misspecification.md, eq. label ``mle-gauss-kl``.
 
     Parameters
     ----------
