@@ -174,7 +174,8 @@ def test_kl_value_right_answer():
 @pytest.mark.parametrize(
     "key, fragment",
     [("reverse", "other direction"), ("no_half", "-1/2"), ("std_as_var", "variance"),
-     ("log_var_ratio", "ln(sigma_1 / sigma_0)"), ("bits", "bits"), ("no_mean_term", "mean term")],
+     ("log_var_ratio", "ln(sigma_1 / sigma_0)"), ("bits", "bits"), ("no_mean_term", "mean term"),
+     ("log_sign", "wrong sign"), ("no_half_quadratic", "lost its 1/2"), ("twice", "twice")],
 )
 def test_kl_value_typical_mistakes(key, fragment):
     _, wrong = ch02._kl_reference()

@@ -228,6 +228,18 @@ _KL_MISTAKES = {
     "163823e12945d3f6": (
         "you left out the mean term: E_p[(x - mu_1)^2] = sigma_0^2 + (mu_0 - mu_1)^2, and here the means differ."
     ),
+    "c078a9a2045f6d47": (
+        "the log term has the wrong sign: ln p(x) - ln q(x) contributes +ln(sigma_1 / sigma_0), i.e. "
+        "+1/2 ln(sigma_1^2 / sigma_0^2) (in d dimensions +1/2 ln det Sigma_1 - 1/2 ln det Sigma_0)."
+    ),
+    "4017bf5e6996ff06": (
+        "that is ln(sigma_1 / sigma_0) alone: the quadratic term E_p[(x - mu_1)^2] / (2 sigma_1^2) has lost "
+        "its 1/2 (then it cancels the -1/2 here) or is missing."
+    ),
+    "a8bb335c7c030c2e": (
+        "that is twice the divergence: a missing 1/2 in front of the bracket "
+        "[tr + quadratic form - d + ln det ratio]."
+    ),
 }
 
 
@@ -240,11 +252,11 @@ def gaussian_kl_value(answer):
     value = expect_scalar(answer, "KL(p || q)", name="your answer")
     if matches_digest(value, _KL_DIGEST, _KL_DECIMALS):
         return
-    if value < 0:
-        raise Failure("a KL divergence is never negative (Gibbs' inequality): check the signs.")
     for key, message in _KL_MISTAKES.items():
         if matches_digest(value, key, _KL_DECIMALS):
             raise Failure(message)
+    if value < 0:
+        raise Failure("a KL divergence is never negative (Gibbs' inequality): check the signs.")
     if round(value, 2) == value and digest(value, 2) == _KL_DIGEST_2DP:
         raise Failure("give the value to at least 4 decimals (e.g. compute it with np.log), not rounded to 2.")
     raise Failure(
@@ -263,6 +275,9 @@ def _kl_reference():
         "log_var_ratio": np.log(4.0) + 2 / 8 - 0.5,
         "bits": right / np.log(2),
         "no_mean_term": mle.gaussian_kl([0.0], 1.0, [0.0], 4.0),
+        "log_sign": -np.log(2.0) + 2 / 8 - 0.5,
+        "no_half_quadratic": np.log(2.0) + 2 / 4 - 0.5,
+        "twice": 2 * right,
     }
     return right, wrong
 
