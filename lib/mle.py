@@ -13,6 +13,10 @@ the Bernoulli, categorical and Gaussian models, the matching log-likelihoods,
 and the information quantities that explain what maximum likelihood does:
 entropy :math:`H(p)` and the Kullback-Leibler divergence
 :math:`\mathrm{KL}(p \,\|\, q)`, for discrete distributions and for Gaussians.
+It also gives the conjugate Bayesian updates of the two discrete models
+(Beta-Bernoulli and Dirichlet-categorical: posterior, posterior mean, mode =
+MAP estimate, predictive probability) and the Gaussian log-prior whose MAP
+estimate is an :math:`\ell_2`-penalised fit.
 
 All logarithms are natural (nats) unless a ``base`` is given.  Conventions,
 from the limits :math:`t \ln t \to 0` as :math:`t \to 0^+`:
