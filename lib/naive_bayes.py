@@ -24,7 +24,7 @@ scikit-learn's API and agree with ``sklearn.naive_bayes.MultinomialNB`` and
 ``BernoulliNB`` for the same ``alpha`` (``tests/test_naive_bayes.py``).
 :class:`BagOfWords` turns texts into the sparse count matrices they take.
 
-Book: chapters/02_5_naive_bayes_spam.md.
+Book: chapters/02_2_naive_bayes_spam.md.
 """
 
 import numbers
@@ -251,7 +251,7 @@ def class_statistics(X, y_index, n_classes):
     ``X > 0`` for the Bernoulli model (:math:`N_{kj}` is then the number of
     documents of class :math:`k` that contain word :math:`j`).
 
-    Book: chapters/02_5_naive_bayes_spam.md, eq. label ``mle-nb-mle``.
+    Book: chapters/02_2_naive_bayes_spam.md, eq. label ``mle-nb-mle``.
 
     Parameters
     ----------
@@ -286,7 +286,7 @@ def class_log_priors(class_count):
 
     Chapter 2's categorical MLE applied to the labels.
 
-    Book: chapters/02_5_naive_bayes_spam.md, eq. label ``mle-nb-mle``.
+    Book: chapters/02_2_naive_bayes_spam.md, eq. label ``mle-nb-mle``.
     """
     count = np.asarray(class_count, dtype=np.float64)
     if count.ndim != 1 or np.any(count < 0) or count.sum() <= 0:
@@ -307,7 +307,7 @@ def multinomial_log_probs(feature_count, alpha=1.0):
     class; ``alpha=0`` gives the MLE :math:`N_{kj} / N_k` (with
     :math:`\ln 0 = -\infty` for a word never seen in class :math:`k`).
 
-    Book: chapters/02_5_naive_bayes_spam.md, eq. labels ``mle-nb-mle`` and
+    Book: chapters/02_2_naive_bayes_spam.md, eq. labels ``mle-nb-mle`` and
     ``mle-nb-smoothed``; chapters/02_maximum_likelihood.md, eq. labels
     ``mle-categorical`` and ``mle-categorical-smoothed``.
 
@@ -350,7 +350,7 @@ def bernoulli_log_probs(feature_count, class_count, alpha=1.0):
     :math:`k`: chapter 2's Bernoulli MLE per class and word, smoothed with
     :math:`\alpha` pseudo-documents on each side (present and absent).
 
-    Book: chapters/02_5_naive_bayes_spam.md, eq. label ``mle-nb-bernoulli``;
+    Book: chapters/02_2_naive_bayes_spam.md, eq. label ``mle-nb-bernoulli``;
     chapters/02_maximum_likelihood.md, eq. label ``mle-bernoulli``.
 
     Parameters
@@ -402,7 +402,7 @@ def multinomial_log_joint(X, log_priors, log_probs):
     multinomial coefficient, the same for every class.  A word with
     :math:`x_j = 0` contributes 0 even where :math:`\ln\theta_{kj} = -\infty`.
 
-    Book: chapters/02_5_naive_bayes_spam.md, eq. label ``mle-nb-log-joint``.
+    Book: chapters/02_2_naive_bayes_spam.md, eq. label ``mle-nb-log-joint``.
 
     Parameters
     ----------
@@ -430,7 +430,7 @@ def bernoulli_log_joint(X, log_priors, log_probs, binarize=0.0):
     Unlike the multinomial model, every *absent* word of the vocabulary
     contributes too.
 
-    Book: chapters/02_5_naive_bayes_spam.md, eq. label ``mle-nb-bernoulli``.
+    Book: chapters/02_2_naive_bayes_spam.md, eq. label ``mle-nb-bernoulli``.
 
     Parameters
     ----------
@@ -491,7 +491,7 @@ def log_posterior(log_joint):
     scores are all :math:`-\infty` (the document is impossible under every
     class, which only happens without smoothing) gives NaN.
 
-    Book: chapters/02_5_naive_bayes_spam.md, eq. label ``mle-nb-log-posterior``.
+    Book: chapters/02_2_naive_bayes_spam.md, eq. label ``mle-nb-log-posterior``.
 
     Parameters
     ----------
@@ -553,7 +553,7 @@ class MultinomialNaiveBayes(_BaseNaiveBayes):
     (:func:`multinomial_log_probs`); predictions by :func:`log_posterior`.
     Same results as ``sklearn.naive_bayes.MultinomialNB(alpha=alpha)``.
 
-    Book: chapters/02_5_naive_bayes_spam.md, eq. labels ``mle-nb-smoothed``
+    Book: chapters/02_2_naive_bayes_spam.md, eq. labels ``mle-nb-smoothed``
     and ``mle-nb-log-posterior``.
 
     Parameters
@@ -603,7 +603,7 @@ class BernoulliNaiveBayes(_BaseNaiveBayes):
     (:func:`bernoulli_log_probs`); scores by :func:`bernoulli_log_joint`.
     Same results as ``sklearn.naive_bayes.BernoulliNB(alpha=alpha, binarize=binarize)``.
 
-    Book: chapters/02_5_naive_bayes_spam.md, eq. label ``mle-nb-bernoulli``.
+    Book: chapters/02_2_naive_bayes_spam.md, eq. label ``mle-nb-bernoulli``.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Checks for the exercises of the naive Bayes section (chapters/02_5_naive_bayes_spam.md).
+"""Checks for the exercises of the naive Bayes section (chapters/02_2_naive_bayes_spam.md).
 
 Each check runs the student's function on freshly generated count matrices,
 compares it with ``lib.naive_bayes`` and names the first typical mistake it
