@@ -25,8 +25,9 @@ Nothing here ever computes ``log(sigmoid(t))`` or ``log(sum(exp(...)))``:
 :func:`scipy.special.log_expit` and the softmax normaliser with
 :func:`scipy.special.logsumexp`, which stay finite for any :math:`|t|`.
 
-Book: chapters/01_discriminative_vs_generative.md, eq. labels ``dvg-sigmoid``,
-``dvg-loglik``, ``dvg-gradient``, ``dvg-hessian``, ``dvg-newton``.
+Book: chapters/01_discriminative_vs_generative.md, eq. labels ``dvg-sigmoid``
+and ``dvg-loglik``; chapters/01_1_fitting_logistic.md, eq. labels
+``dvg-gradient``, ``dvg-hessian``, ``dvg-newton``.
 """
 
 import warnings
@@ -211,7 +212,7 @@ def gradient(w, b, X, y):
     grad_w : ndarray, same shape as ``w``
     grad_b : float or ndarray of shape (n_classes,)
 
-    Book: chapters/01_discriminative_vs_generative.md, eq. label ``dvg-gradient``.
+    Book: chapters/01_1_fitting_logistic.md, eq. label ``dvg-gradient``.
     """
     w, b, X, y, n_classes = _check_parameters(w, b, X, y)
     if n_classes == 0:
@@ -238,7 +239,7 @@ def hessian(w, b, X):
     :math:`-\tilde X^\top \operatorname{diag}\bigl(p_{\cdot k}(\delta_{kl} - p_{\cdot l})\bigr) \tilde X`,
     parameters ordered class by class as :math:`(w_k, b_k)`.
 
-    Book: chapters/01_discriminative_vs_generative.md, eq. label ``dvg-hessian``.
+    Book: chapters/01_1_fitting_logistic.md, eq. label ``dvg-hessian``.
     """
     w, b, X, _, n_classes = _check_parameters(w, b, X)
     Xt = np.column_stack([X, np.ones(X.shape[0])])  # (n, d+1)
@@ -277,7 +278,7 @@ def sgd_epoch(w, b, X, y, lr, order=None):
     w : ndarray of shape (n_features,)
     b : float
 
-    Book: chapters/01_discriminative_vs_generative.md, eq. label ``dvg-sgd``.
+    Book: chapters/01_1_fitting_logistic.md, eq. label ``dvg-sgd``.
     """
     w, b, X, y, n_classes = _check_parameters(w, b, X, y)
     if n_classes != 0:
@@ -310,7 +311,7 @@ def newton_step(w, b, X, y):
     w : ndarray of shape (n_features,)
     b : float
 
-    Book: chapters/01_discriminative_vs_generative.md, eq. label ``dvg-newton``.
+    Book: chapters/01_1_fitting_logistic.md, eq. label ``dvg-newton``.
     """
     w, b, X, y, n_classes = _check_parameters(w, b, X, y)
     if n_classes != 0:
@@ -472,7 +473,7 @@ def separation(X, y):
     constraints; fast for the data sets of the book, slower for thousands of
     samples and many classes.
 
-    Book: chapters/01_discriminative_vs_generative.md, proposition label
+    Book: chapters/01_1_fitting_logistic.md, proposition label
     ``prop-dvg-separable``.
     """
     from scipy.optimize import linprog
@@ -598,8 +599,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         (equal to the log-likelihood when ``l2 = 0``).  Never decreases for
         ``"newton"`` and for ``"gradient"`` with ``lr="auto"``.
 
-    Book: chapters/01_discriminative_vs_generative.md, eq. labels ``dvg-loglik``,
-    ``dvg-gradient``, ``dvg-newton``.
+    Book: chapters/01_discriminative_vs_generative.md, eq. label ``dvg-loglik``;
+    chapters/01_1_fitting_logistic.md, eq. labels ``dvg-gradient``, ``dvg-newton``.
     """
 
     def __init__(self, method="newton", l2=0.0, lr="auto", tol=1e-8, max_iter=1000, random_state=None):
