@@ -60,7 +60,7 @@ def lazy_data(rows, chunk_rows):
 def fit(X, max_iter, seed=0):
     from lib.mixture import GaussianMixture
 
-    gm = GaussianMixture(K, covariance_type="full", init_params="random_from_data", max_iter=max_iter, tol=0.0,
+    gm = GaussianMixture(K, covariance_type="full", init_params="random_seeds", max_iter=max_iter, tol=0.0,
                          random_state=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -112,7 +112,7 @@ def main():
         f"distributed {distributed.__version__}, {time.strftime('%Y-%m-%d')}.",
         "",
         f"Data: {rows:.3g} rows x {D} features, float64 = {gib:.1f} GiB, generated lazily in chunks of "
-        f"{chunk_rows:.3g} rows (never stored); K = {K}, full covariances, init 'random_from_data', "
+        f"{chunk_rows:.3g} rows (never stored); K = {K}, full covariances, init 'random_seeds', "
         f"{args.iters} EM iterations; LocalCluster of 2 worker processes, 1 thread each, memory limit "
         f"{args.memory_limit} each.",
         "",
