@@ -950,8 +950,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         """Fit to ``X`` of shape ``(n_samples, n_features)`` and two-class labels ``y``; returns self."""
         max_epochs = check_positive_int(self.max_epochs, "max_epochs")
         lr = check_positive_scalar(self.lr, "lr")
-        X = check_data(X, "X")
-        self.n_features_in_ = X.shape[1]
+        X = LogisticRegression._check_X(self, X, reset=True)  # the same validation and messages
         self.classes_, y_index = check_labels(y, X.shape[0])
         if len(self.classes_) != 2:
             raise ValueError(
@@ -985,11 +984,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Scores :math:`w^\\top x + b`, shape ``(n_samples,)``: a side of the boundary, not a log-odds."""
         check_is_fitted(self, ["coef_", "intercept_"])
-        X = check_data(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but Perceptron is expecting {self.n_features_in_} features as input."
-            )
+        X = LogisticRegression._check_X(self, X, reset=False)
         return X @ self.coef_[0] + self.intercept_[0]
 
     def predict(self, X):
@@ -1097,8 +1092,7 @@ class ProbitRegression(ClassifierMixin, BaseEstimator):
         """Fit to ``X`` of shape ``(n_samples, n_features)`` and two-class labels ``y``; returns self."""
         tol = check_positive_scalar(self.tol, "tol", allow_zero=True)
         max_iter = check_positive_int(self.max_iter, "max_iter")
-        X = check_data(X, "X")
-        self.n_features_in_ = X.shape[1]
+        X = LogisticRegression._check_X(self, X, reset=True)  # the same validation and messages
         self.classes_, y = check_labels(y, X.shape[0])
         if len(self.classes_) != 2:
             raise ValueError(f"ProbitRegression handles two classes, got {len(self.classes_)}.")
@@ -1152,12 +1146,7 @@ class ProbitRegression(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Scores :math:`t = w^\\top x + b`, shape ``(n_samples,)``; :math:`p(y = 1 \\mid x) = \\Phi(t)`."""
         check_is_fitted(self, ["coef_", "intercept_"])
-        X = check_data(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but ProbitRegression is expecting {self.n_features_in_} "
-                "features as input."
-            )
+        X = LogisticRegression._check_X(self, X, reset=False)
         return X @ self.coef_[0] + self.intercept_[0]
 
     def predict_proba(self, X):

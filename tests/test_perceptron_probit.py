@@ -214,3 +214,21 @@ def test_probit_warns_on_separable_data():
     with pytest.warns(ConvergenceWarning, match="separable"):
         model = ProbitRegression().fit(X, y)
     assert not model.converged_
+
+
+@pytest.mark.parametrize("Model", [Perceptron, ProbitRegression])
+def test_estimators_validate_like_logistic_regression(Model):
+    from scipy.sparse import csr_matrix
+
+    X, y = _overlapping(np.random.default_rng(10), n=20)
+    with pytest.raises(TypeError, match="Sparse input"):
+        Model().fit(csr_matrix(X), y)
+    with pytest.raises(ValueError, match="2-dimensional"):
+        Model().fit(X[:, 0], y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = Model().fit(X, y)
+    with pytest.raises(ValueError, match="expecting 2 features"):
+        model.predict(np.ones((3, 5)))
+    with pytest.raises(ValueError, match="two classes"):
+        Model().fit(np.vstack([X, X[:3]]), np.r_[y, [2, 2, 2]])
