@@ -394,8 +394,8 @@ def naive_bayes_vs_lda(student_fn):
         if abs(acc_lda - lda_inf) > 0.03:
             raise Failure(
                 f"with rho = {rho} the LDA accuracy is far from its large-sample value; check the class means "
-                "(0, 0) and (1, 0), the shared covariance [[1, rho], [rho, 1]], equal priors and a test set of "
-                "at least 10000 points."
+                "(0, 0) and (1, 0), the shared covariance [[1, rho], [rho, 1]], equal priors and the 20000 "
+                "test points of the statement."
             )
         if abs(acc_nb - nb_inf) > 0.03:
             raise Failure(

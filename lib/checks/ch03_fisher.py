@@ -37,7 +37,7 @@ def _fisher_cases(rng):
 @check(
     "ex-gda-fisher",
     "the direction is a unit vector parallel to Sigma^{-1}(mu_1 - mu_0), correctly oriented, on 4 data "
-    "sets (d = 2 to 6, unequal class sizes).",
+    "sets (d = 2 to 6, equal and unequal class sizes).",
 )
 def gda_fisher_direction(student_fn):
     rng = np.random.default_rng(305)
