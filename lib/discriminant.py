@@ -21,6 +21,12 @@ type           class covariances                      usual name
 ``spherical``  :math:`\Sigma_k = \sigma_k^2 I`         (nearest mean, scaled)
 =============  =====================================  ==========================
 
+Beyond the classifiers: :func:`discriminant_directions` gives Fisher's
+discriminant directions (reduced-rank LDA), :func:`ledoit_wolf` and
+:func:`shrunk_class_covariance` the shrinkage covariances behind the
+estimator's ``shrinkage`` option, and :func:`log_posterior_observed` and
+:func:`impute` classify and fill in data with missing entries (``NaN``).
+
 Covariances are maximum-likelihood estimates, which divide by :math:`n_k`
 (or by :math:`n` for the pooled ``tied`` matrix).  scikit-learn's
 ``QuadraticDiscriminantAnalysis`` divided by :math:`n_k - 1` in older
@@ -28,7 +34,8 @@ releases and divides by :math:`n_k` in recent ones;
 ``tests/test_discriminant.py`` detects which denominator the installed
 version uses and checks the exact correspondence.
 
-Book: chapters/03_gaussian_discriminant_analysis.md.
+Book: chapters/03_gaussian_discriminant_analysis.md and its section pages
+chapters/03_1_prediction.md to chapters/03_4_missing_features.md.
 """
 
 import numbers
