@@ -1,11 +1,14 @@
 """Chapter 3's additions to lib: conditional Gaussians, missing features, Fisher's
 directions and shrinkage covariances, held against scipy and scikit-learn."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 from sklearn.covariance import ledoit_wolf as sk_ledoit_wolf
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lib import discriminant, gaussian
 from lib.datasets import load_iris
@@ -266,3 +269,16 @@ def test_class_gaussians_is_fit_class_gaussians_on_split_rows():
         discriminant.class_gaussians(X, "full")
     with pytest.raises(ValueError, match="columns"):
         discriminant.class_gaussians([X[:5], X[:5, :2]], "full")
+
+
+# ------------------------------------- the scikit-learn contract, with shrinkage --
+
+
+@parametrize_with_checks([
+    GaussianDiscriminantAnalysis("tied", shrinkage="ledoit-wolf"),
+    GaussianDiscriminantAnalysis("full", shrinkage=0.3),
+])
+def test_sklearn_estimator_contract_with_shrinkage(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        check(estimator)
