@@ -128,8 +128,8 @@ def hostile(tmp_path_factory):
 
 def test_honest_submission_full_marks_untouched_zero(hostile):
     rows = hostile["rows"]
-    assert rows["honest"]["total"] == rows["honest"]["max"] == "5"
-    assert rows["untouched"]["total"] == "0" and rows["untouched"]["max"] == "5"
+    assert rows["honest"]["total"] == rows["honest"]["max"] == str(len(_labels(CH2)))
+    assert rows["untouched"]["total"] == "0" and rows["untouched"]["max"] == str(len(_labels(CH2)))
     assert "not implemented yet" in _feedback(hostile["out"], "untouched")
 
 
