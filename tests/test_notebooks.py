@@ -99,3 +99,25 @@ def test_sync_check_detects_an_edited_source(tmp_path, monkeypatch):
     monkeypatch.setattr(book, "ROOT", tmp_path)
     problem = book.sync_problem(copy_md)
     assert problem is not None and md.with_suffix(".ipynb").name in problem
+
+
+MAX_PAGE_LINES = 1100
+
+
+@pytest.mark.parametrize("md", SOURCES, ids=IDS)
+def test_no_page_is_longer_than_a_page_should_be(md):
+    """A long chapter becomes a chapter page with section pages (``sections:`` in _toc.yml)."""
+    lines = len(md.read_text().splitlines())
+    assert lines <= MAX_PAGE_LINES, (
+        f"{md.relative_to(ROOT)} has {lines} source lines (at most {MAX_PAGE_LINES}): move a part of it "
+        "to a section page of its chapter (a new chapters/NN_M_slug.md listed under the chapter's "
+        "`sections:` in _toc.yml)")
+
+
+def test_readme_chapter_table_lists_every_page():
+    """README's "Chapters" table names every chapter and section page of _toc.yml, in order."""
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("## Chapters", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\|[^|]*`(chapters/[\w]+)\.md`", table, re.M)
+    pages = [f for f in _toc_files() if re.match(r"chapters/\d\d_", f)]
+    assert rows == pages, f"README's chapter table lists {rows}; _toc.yml has {pages}"

@@ -376,6 +376,22 @@ def test_literalinclude_shows_the_code_without_the_docstring():
     assert first_two == "\n".join((ROOT / "lib" / "gaussian.py").read_text().split("\n")[:2]).strip("\n")
 
 
+def test_chapters_include_no_private_function_and_no_docstring():
+    """Listings show public code: no ``:pyobject:`` names a private object, none keeps its docstring."""
+    import re
+
+    problems = []
+    for md in sorted((ROOT / "chapters").glob("*.md")):
+        for match in re.finditer(r"```\{literalinclude\}[^\n]*\n((?::[^\n]*\n)*)", md.read_text()):
+            options = dict(re.findall(r"^:([\w-]+):[ \t]*(.*)$", match.group(1), re.M))
+            name = options.get("pyobject", "")
+            if any(part.startswith("_") for part in name.split(".")):
+                problems.append(f"{md.name}: includes the private {name}")
+            if "docstring" in options:
+                problems.append(f"{md.name}: listing of {name} keeps its docstring")
+    assert not problems, "\n".join(problems)
+
+
 def test_synthetic_solutions_removed_starters_and_checks_kept(synthetic):
     text = synthetic.text
     assert "SOLUTION" not in text and "return 2 * x" not in text and "answer = 42" not in text

@@ -81,7 +81,7 @@ def load_editions(folder=EDITIONS):
                 label = cell.metadata.get("exercise") or f"check-{cell.id}"
                 points = cell.metadata.get("points", 1)
                 checks.append({"id": cell.id, "source": cell.source, "exercise": label, "points": points,
-                               "after": previous_code})
+                               "after": previous_code, "tag": cell.metadata.get("exercise")})
                 exercises.append((label, points))
             previous_code = cell.id
         editions[page] = {"checks": checks, "exercises": exercises, "nb": nb, "path": path}
@@ -90,12 +90,14 @@ def load_editions(folder=EDITIONS):
 
 def identify(nb, editions, expected=None):
     """(page, problem): which edition the submission is, or why it cannot be graded."""
-    ids = {getattr(c, "id", None) for c in nb.cells}
+    # A check cell is recognised by its id and the exercise it checks: ids alone
+    # ("cell-036") recur on every page of a chapter.
+    cells = {(getattr(c, "id", None), (c.get("metadata") or {}).get("exercise")) for c in nb.cells}
     claimed = (nb.metadata.get("genmodels") or {}).get("page")
 
     def overlap(page):
         checks = editions[page]["checks"]
-        return sum(c["id"] in ids for c in checks) / len(checks) if checks else 0.0
+        return sum((c["id"], c["tag"]) in cells for c in checks) / len(checks) if checks else 0.0
 
     graded = [p for p in editions if editions[p]["checks"]]
     best = max(graded, key=overlap) if graded else None
