@@ -361,7 +361,7 @@ def expected_complete_log_likelihood(X, resp, weights, means, covariances, covar
     The M-step maximises it over :math:`\theta` for fixed :math:`Q`.  Terms with
     :math:`Q_{ik} = 0` contribute 0 even where :math:`\pi_k = 0`.
 
-    Book: chapters/04_em_gaussian_mixtures.md, eq. label ``em-lower-bound``.
+    Book: chapters/04_1_em_bound.md, eq. label ``em-lower-bound``.
 
     Parameters
     ----------
@@ -387,7 +387,7 @@ def expected_complete_log_likelihood(X, resp, weights, means, covariances, covar
 def entropy(resp):
     r"""Total entropy :math:`\sum_i H(Q_i) = -\sum_i \sum_k Q_{ik} \ln Q_{ik}` (with :math:`0 \ln 0 = 0`).
 
-    Book: chapters/04_em_gaussian_mixtures.md, eq. label ``em-lower-bound``.
+    Book: chapters/04_1_em_bound.md, eq. label ``em-lower-bound``.
 
     Parameters
     ----------
@@ -414,7 +414,7 @@ def lower_bound(X, resp, weights, means, covariances, covariance_type="full"):
     Equality holds exactly when :math:`Q` is the E-step's responsibilities, so
     right after an E-step the bound equals :func:`log_likelihood`.
 
-    Book: chapters/04_em_gaussian_mixtures.md, eq. labels ``em-lower-bound``,
+    Book: chapters/04_1_em_bound.md, eq. labels ``em-lower-bound``,
     ``em-lower-bound-equals-loglik``.
 
     Parameters
