@@ -29,6 +29,7 @@ SUBMODULES = (
     "logistic",
     "discriminant",
     "mixture",
+    "em_theory",
     "variational",
     "datasets",
     "plotting",
