@@ -13,6 +13,7 @@ Not part of ``make test`` (it takes minutes). Run::
 
     .venv/bin/python benchmarks/bench_dask.py            # 3e8 rows, writes results_dask.md
     .venv/bin/python benchmarks/bench_dask.py --rows 2e7 # a quick look
+    .venv/bin/python benchmarks/bench_dask.py --compare-chunks  # chunk path vs in memory, 1e6 rows
 """
 
 import argparse
@@ -60,7 +61,7 @@ def lazy_data(rows, chunk_rows):
 def fit(X, max_iter, seed=0):
     from lib.mixture import GaussianMixture
 
-    gm = GaussianMixture(K, covariance_type="full", init_params="random_from_data", max_iter=max_iter, tol=0.0,
+    gm = GaussianMixture(K, covariance_type="full", init_params="random_seeds", max_iter=max_iter, tol=0.0,
                          random_state=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -71,14 +72,58 @@ def fit(X, max_iter, seed=0):
     return gm, seconds / (max_iter + 2)
 
 
+def compare_chunks(repeats, iters, out):
+    """Seconds per pass on 1e6 rows: in memory against the same rows as a chunked Dask array.
+
+    Interleaved repeats, medians: the chunk path's cost per row next to the
+    in-memory fast path's, on one core (synchronous scheduler) and with the
+    threaded scheduler (both cores).
+    """
+    import dask
+    import dask.array as da
+
+    small = lazy_data(1_000_000, 100_000).compute(scheduler="synchronous")
+    chunked = da.from_array(small, chunks=(100_000, D))
+    times = {"memory": [], "synchronous": [], "threads": []}
+    for _ in range(repeats):
+        times["memory"].append(fit(small, iters)[1])
+        for scheduler in ("synchronous", "threads"):
+            with dask.config.set(scheduler=scheduler):
+                times[scheduler].append(fit(chunked, iters)[1])
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    lines = [
+        "# The chunk path against the in-memory fit",
+        "",
+        f"`benchmarks/bench_dask.py --compare-chunks` on {platform.node() or 'this machine'}, "
+        f"{time.strftime('%Y-%m-%d')}: 1e6 rows x {D}, K = {K}, full covariances, {iters} EM iterations, "
+        f"chunks of 1e5 rows; medians of {repeats} interleaved repeats (seconds per pass over the data).",
+        "",
+        "| what | seconds per pass | ratio to in memory |",
+        "|---|---:|---:|",
+        f"| in memory, lib's fast path, one core | {med['memory']:.3f} | 1.00 |",
+        f"| Dask array, synchronous scheduler (one core) | {med['synchronous']:.3f} | "
+        f"{med['synchronous'] / med['memory']:.2f} |",
+        f"| Dask array, threaded scheduler (two cores) | {med['threads']:.3f} | "
+        f"{med['threads'] / med['memory']:.2f} |",
+    ]
+    out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--compare-chunks", action="store_true",
+                        help="only the in-memory vs chunked comparison on 1e6 rows (results_dask_chunks.md)")
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--rows", type=float, default=3.3e8)
     parser.add_argument("--chunk-rows", type=float, default=1e6)
     parser.add_argument("--iters", type=int, default=2)
     parser.add_argument("--memory-limit", default="6GiB", help="per worker")
     parser.add_argument("--out", type=Path, default=HERE / "results_dask.md")
     args = parser.parse_args()
+    if args.compare_chunks:
+        compare_chunks(args.repeats, args.iters, HERE / "results_dask_chunks.md")
+        return
     rows, chunk_rows = int(args.rows), int(args.chunk_rows)
 
     import dask
@@ -112,7 +157,7 @@ def main():
         f"distributed {distributed.__version__}, {time.strftime('%Y-%m-%d')}.",
         "",
         f"Data: {rows:.3g} rows x {D} features, float64 = {gib:.1f} GiB, generated lazily in chunks of "
-        f"{chunk_rows:.3g} rows (never stored); K = {K}, full covariances, init 'random_from_data', "
+        f"{chunk_rows:.3g} rows (never stored); K = {K}, full covariances, init 'random_seeds', "
         f"{args.iters} EM iterations; LocalCluster of 2 worker processes, 1 thread each, memory limit "
         f"{args.memory_limit} each.",
         "",

@@ -6,7 +6,9 @@ dependency (``pip install "genmodels-lib[dask]"``); nothing in ``lib`` imports
 it until a Dask array arrives.
 
 Why it works (chapter 4, "EM when the data do not fit in memory"): the
-M-step needs the data only through sums over the rows,
+M-step needs the data only through sums over the rows: soft counts n_k and
+the first and second moments about a centre c_k per component, the current
+mean, which every chunk knows,
 
 .. math::
 
@@ -15,22 +17,17 @@ M-step needs the data only through sums over the rows,
     S_k = \sum_i \gamma_{ik} (x_i - c_k)(x_i - c_k)^\top,
 
 and the E-step of a row needs only that row and the current parameters.  So
-each chunk of rows computes its responsibilities with :func:`lib.mixture.e_step`,
-its sums and its log-likelihood (the *map*); Dask adds the chunks' sums in a
-tree (the *reduce*); the M-step runs on the small sums:
-
-.. math::
-
-    \pi_k = \frac{n_k}{n}, \qquad \mu_k = c_k + \frac{s_k}{n_k}, \qquad
-    \Sigma_k = \frac{S_k}{n_k} - \frac{s_k s_k^\top}{n_k^2} + \varepsilon I .
-
-The sums are taken about a centre :math:`c_k` per component, the current
-mean :math:`\mu_k`, which every chunk knows: a point's contribution to
-:math:`S_k` is then of the size of the component's spread, not of its
-distance from the origin, so nothing cancels when the clusters lie far apart
-against their width or far from the origin.  (About the global mean, the
-correction :math:`s_k s_k^\top / n_k^2` would be as large as
-:math:`S_k / n_k` and cancel it.)
+each chunk computes its responsibilities, its sums and its log-likelihood
+with the in-memory fit's own code, :func:`lib._fastpath.chunk_statistics`
+(the *map*; fast or exact route per component, as in memory); Dask adds the
+chunks' :class:`lib._fastpath.Statistics` in a tree (the *reduce*); and
+:func:`lib._fastpath.m_step` turns the small sums into new parameters.  The
+sums are about the current means, so a point's contribution to S_k is of the
+size of the component's spread, not of its distance from the origin: nothing
+cancels when the clusters lie far apart against their width or far from the
+origin.  The EM loop itself (history, stopping rule, best of ``n_init``,
+warm start) is :meth:`lib.mixture.GaussianMixture._run_em`, the same for both:
+:class:`ChunkedData` offers it the in-memory data's two passes.
 
 Cost in passes over the data: one per EM iteration, plus one for the final
 log-likelihood, plus what the initialisation needs (see
@@ -39,8 +36,8 @@ log-likelihood, plus what the initialisation needs (see
 
 import numpy as np
 
-from ._fastpath import COUNT_EPS as _COUNT_EPS, check_not_empty as _check_not_empty
-from .mixture import e_step, log_likelihood
+from . import _fastpath
+from .mixture import log_likelihood
 
 _INSTALL = 'Dask is not installed: pip install "genmodels-lib[dask]" (or: pip install "dask[array]" distributed).'
 
@@ -74,33 +71,12 @@ def check_dask_X(X, n_features=None):
 # ------------------------------------------------------------------ the map --
 
 def _second_shape(K, d, covariance_type):
-    return {"full": (K, d, d), "tied": (K, d, d), "diag": (K, d), "spherical": (K,)}[covariance_type]
+    """Shape of Statistics.second (lib/_fastpath.py): tied sums over the components."""
+    return {"full": (K, d, d), "tied": (d, d), "diag": (K, d), "spherical": (K,)}[covariance_type]
 
 
-def chunk_statistics(X, resp, centres, covariance_type):
-    """The sums of one chunk about the centres c_k: (n_k (K,), s_k (K, d), S_k).
-
-    ``S_k`` is (K, d, d) for 'full' and 'tied', (K, d) for 'diag', (K,) for 'spherical'.
-    """
-    K, d = centres.shape
-    counts = resp.sum(axis=0)  # (K,)
-    first = np.empty((K, d))
-    second = np.empty(_second_shape(K, d, covariance_type))
-    for k in range(K):
-        diff = X - centres[k]  # (m, d): small for the points this component is responsible for
-        weighted = resp[:, k, None] * diff  # (m, d)
-        first[k] = weighted.sum(axis=0)
-        if covariance_type in ("full", "tied"):
-            second[k] = weighted.T @ diff
-        elif covariance_type == "diag":
-            second[k] = np.einsum("md,md->d", weighted, diff)
-        else:
-            second[k] = np.einsum("md,md->", weighted, diff)
-    return counts, first, second
-
-
-def _pack(*arrays):
-    return np.concatenate([np.ravel(a) for a in arrays])[None, :]  # (1, L): one row per chunk
+def _pack(stats):
+    return np.concatenate([np.ravel(a) for a in stats])[None, :]  # (1, L): one row per chunk
 
 
 def _unpack(flat, K, d, covariance_type):
@@ -110,14 +86,13 @@ def _unpack(flat, K, d, covariance_type):
         size = int(np.prod(shape))
         out.append(flat[start : start + size].reshape(shape))
         start += size
-    return out
+    out[3] = float(out[3])
+    return _fastpath.Statistics(*out)
 
 
-def _e_step_block(block, weights, means, covariances, covariance_type):
+def _e_step_block(block, weights, means, covariances, covariance_type, exact):
     """One chunk: E-step, its sums about the current means, its log-likelihood."""
-    resp, log_norm = e_step(block, weights, means, covariances, covariance_type)
-    counts, first, second = chunk_statistics(block, resp, means, covariance_type)
-    return _pack(counts, first, second, log_norm.sum())
+    return _pack(_fastpath.chunk_statistics(block, weights, means, covariances, covariance_type, exact=exact))
 
 
 def _log_likelihood_block(block, weights, means, covariances, covariance_type):
@@ -129,8 +104,7 @@ def _hard_block(block, seeds, covariance_type):
     sq_dist = ((block[:, None, :] - seeds[None, :, :]) ** 2).sum(axis=2)  # (m, K)
     resp = np.zeros((len(block), len(seeds)))
     resp[np.arange(len(block)), np.argmin(sq_dist, axis=1)] = 1.0
-    counts, first, second = chunk_statistics(block, resp, seeds, covariance_type)
-    return _pack(counts, first, second, 0.0)
+    return _pack(_fastpath.moments(block, resp, seeds, covariance_type))
 
 
 def _random_block(block, seed, centres, covariance_type, block_info=None):
@@ -139,12 +113,11 @@ def _random_block(block, seed, centres, covariance_type, block_info=None):
     rng = np.random.default_rng([seed, index])
     resp = rng.uniform(size=(len(block), len(centres)))
     resp /= resp.sum(axis=1, keepdims=True)
-    counts, first, second = chunk_statistics(block, resp, centres, covariance_type)
-    return _pack(counts, first, second, 0.0)
+    return _pack(_fastpath.moments(block, resp, centres, covariance_type))
 
 
 def _reduce(X, func, K, covariance_type, *args, **kwargs):
-    """Map ``func`` over the row chunks, add the packed sums in a tree, unpack them."""
+    """Map ``func`` over the row chunks, add the packed sums in a tree: one Statistics."""
     d = X.shape[1]
     L = K + K * d + int(np.prod(_second_shape(K, d, covariance_type))) + 1  # packed length
     per_chunk = X.map_blocks(func, *args, dtype=np.float64, chunks=((1,) * X.numblocks[0], (L,)), **kwargs)
@@ -152,91 +125,80 @@ def _reduce(X, func, K, covariance_type, *args, **kwargs):
     return _unpack(total, K, d, covariance_type)
 
 
-# --------------------------------------------------------------- the M-step --
-
-def m_step_from_sums(counts, first, second, centres, n_samples, covariance_type, reg_covar):
-    r"""(weights, means, covariances) from the sums about the centres (the module docstring)."""
-    _check_not_empty(counts)
-    n_k = counts + _COUNT_EPS  # (K,), as in lib.mixture.m_step
-    d = centres.shape[1]
-    shift = first / n_k[:, None]  # (K, d): mu_k - c_k
-    means = centres + shift
-    if covariance_type == "full":
-        cov = second / n_k[:, None, None] - shift[:, :, None] * shift[:, None, :]
-        cov[:, np.arange(d), np.arange(d)] += reg_covar
-    elif covariance_type == "tied":
-        cov = (second - n_k[:, None, None] * shift[:, :, None] * shift[:, None, :]).sum(axis=0) / n_k.sum()
-        cov.flat[:: d + 1] += reg_covar
-    elif covariance_type == "diag":
-        cov = second / n_k[:, None] - shift**2 + reg_covar
-    else:
-        cov = (second / n_k - np.sum(shift**2, axis=1)) / d + reg_covar
-    return n_k / n_samples, means, cov
-
-
 # ------------------------------------------------------------------ fitting --
 
-def initial_parameters(model, X, given, rng):
-    """Initial (weights, means, covariances) for a Dask X, in the passes the docstring states."""
-    n_samples = X.shape[0]
-    K, cov_type = model.n_components, model.covariance_type
-    if model.init_params == "given":
-        return given["weights"], given["means"], given["covariances"]
-    if model.init_params in ("kmeans", "k-means++", "random_from_data"):
-        raise ValueError(
-            f"init_params={model.init_params!r} needs all of X in memory; on a Dask array use "
-            "'kmeans++' (with init_sample_size for a sample), 'random_seeds', 'random' or 'given'.")
-    if model.init_params == "random":
-        centres = np.zeros((K, X.shape[1]))
-        sums = _reduce(X, _random_block, K, cov_type, int(rng.integers(2**31)), centres, cov_type)
-    else:
-        if model.init_params == "kmeans++":
-            from sklearn.cluster import kmeans_plusplus
+class ChunkedData:
+    """A Dask array seen by the EM loop of :class:`lib.mixture.GaussianMixture`.
 
-            size = min(n_samples, model.init_sample_size or n_samples)
-            if size < n_samples:  # reads only the chunks that hold these rows
-                sample = X[np.sort(rng.choice(n_samples, size=size, replace=False))].compute()
-            else:  # all rows, drawn as the in-memory fit draws: the same seeds
-                sample = X.compute()
-            seeds, _ = kmeans_plusplus(sample - sample.mean(axis=0), K,
-                                       random_state=int(rng.integers(np.iinfo(np.int32).max)))
-            seeds = seeds + sample.mean(axis=0)
-        else:  # random_seeds: the same draw, in the same order, as the in-memory fit
-            seeds = X[rng.choice(n_samples, size=K, replace=False)].compute()
-        sums = _reduce(X, _hard_block, K, cov_type, seeds, cov_type)
-        centres = seeds
-    counts, first, second, _ = sums
-    weights, means, cov = m_step_from_sums(counts, first, second, centres, n_samples, cov_type, model.reg_covar)
-    return given.get("weights", weights), given.get("means", means), given.get("covariances", cov)
+    It offers the two passes of :class:`lib._fastpath.SufficientStatistics`
+    that the loop uses, ``em_step`` and ``log_likelihood_and_labels``, each one
+    pass over the chunks, and ``initial_parameters``.
+    """
 
+    def __init__(self, X, covariance_type, n_components):
+        self.X = X
+        self.n_samples = X.shape[0]
+        self.covariance_type = covariance_type
+        self.n_components = n_components
 
-def run_em(model, X, given, rng):
-    """EM on the chunks of X: the same loop, history and stopping rule as the in-memory fit."""
-    n_samples = X.shape[0]
-    K, cov_type = model.n_components, model.covariance_type
-    best = None
-    n_runs = 1 if model.init_params == "given" else model.n_init
-    for init in range(n_runs):
-        theta = initial_parameters(model, X, given, rng)
-        history, converged, n_iter = [], False, 0
-        for n_iter in range(1, model.max_iter + 1):
-            counts, first, second, log_lik = _reduce(X, _e_step_block, K, cov_type, *theta, cov_type)
-            history.append(float(log_lik))
-            theta = m_step_from_sums(counts, first, second, theta[1], n_samples, cov_type, model.reg_covar)
-            change = (history[-1] - history[-2]) / n_samples if len(history) > 1 else np.inf
-            if model.verbose >= 2 and n_iter % model.verbose_interval == 0:
-                print(f"  Iteration {n_iter}: mean log-likelihood {log_lik / n_samples:.6f} "
-                      f"(change {change:.3g})")
-            if abs(change) < model.tol:
-                converged = True
-                break
-        final = X.map_blocks(_log_likelihood_block, *theta, cov_type, dtype=np.float64, drop_axis=1,
-                             chunks=((1,) * X.numblocks[0],))
-        history.append(float(final.sum().compute()))
-        bound = (history[-2] if len(history) > 1 else history[-1]) / n_samples
-        if best is None or bound > best["bound"]:
-            best = dict(bound=bound, theta=theta, history=history, n_iter=n_iter, converged=converged)
-    return best
+    def _e_step(self, theta, hard):
+        return _reduce(self.X, _e_step_block, self.n_components, self.covariance_type,
+                       *theta, self.covariance_type, hard)
+
+    def em_step(self, theta, reg_covar, hard=None):
+        """One EM iteration, one pass: as :meth:`lib._fastpath.SufficientStatistics.em_step`.
+
+        Every chunk takes the same route per component (chosen from theta);
+        a component that the M-step made hard is redone exactly (a second pass).
+        """
+        ct = self.covariance_type
+        hard = _fastpath.hard(*theta, ct) if hard is None else hard
+        stats = self._e_step(theta, hard)
+        new = _fastpath.m_step(stats, theta[1], self.n_samples, ct, reg_covar)
+        new_hard = _fastpath.hard(*new, ct)
+        if (new_hard & ~hard).any():
+            stats = self._e_step(theta, hard | new_hard)
+            new = _fastpath.m_step(stats, theta[1], self.n_samples, ct, reg_covar)
+            new_hard = _fastpath.hard(*new, ct)
+        return stats.log_likelihood, new, new_hard
+
+    def log_likelihood_and_labels(self, theta):
+        """The log-likelihood at theta (one pass); labels are left to ``predict`` (lazy): None."""
+        final = self.X.map_blocks(_log_likelihood_block, *theta, self.covariance_type, dtype=np.float64,
+                                  drop_axis=1, chunks=((1,) * self.X.numblocks[0],))
+        return float(final.sum().compute()), None
+
+    def initial_parameters(self, model, given, rng):
+        """Initial (weights, means, covariances), in the passes the module docstring states."""
+        X, n_samples = self.X, self.n_samples
+        K, cov_type = model.n_components, model.covariance_type
+        if model.init_params == "given":
+            return given["weights"], given["means"], given["covariances"]
+        if model.init_params in ("kmeans", "k-means++", "random_from_data"):
+            raise ValueError(
+                f"init_params={model.init_params!r} needs all of X in memory; on a Dask array use "
+                "'kmeans++' (with init_sample_size for a sample), 'random_seeds', 'random' or 'given'.")
+        if model.init_params == "random":
+            centres = np.zeros((K, X.shape[1]))
+            stats = _reduce(X, _random_block, K, cov_type, int(rng.integers(2**31)), centres, cov_type)
+        else:
+            if model.init_params == "kmeans++":
+                from sklearn.cluster import kmeans_plusplus
+
+                size = min(n_samples, model.init_sample_size or n_samples)
+                if size < n_samples:  # reads only the chunks that hold these rows
+                    sample = X[np.sort(rng.choice(n_samples, size=size, replace=False))].compute()
+                else:  # all rows, drawn as the in-memory fit draws: the same seeds
+                    sample = X.compute()
+                seeds, _ = kmeans_plusplus(sample - sample.mean(axis=0), K,
+                                           random_state=int(rng.integers(np.iinfo(np.int32).max)))
+                seeds = seeds + sample.mean(axis=0)
+            else:  # random_seeds: the same draw, in the same order, as the in-memory fit
+                seeds = X[rng.choice(n_samples, size=K, replace=False)].compute()
+            stats = _reduce(X, _hard_block, K, cov_type, seeds, cov_type)
+            centres = seeds
+        weights, means, cov = _fastpath.m_step(stats, centres, n_samples, cov_type, model.reg_covar)
+        return given.get("weights", weights), given.get("means", means), given.get("covariances", cov)
 
 
 # ------------------------------------------------------------ fitted model --

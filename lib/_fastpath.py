@@ -641,36 +641,16 @@ class SufficientStatistics:
             new_hard = self.hard(new)
         return stats.log_likelihood, new, new_hard
 
-    def _exact_pass(self, theta=None, resp=None, centres=None):
-        """The exact route: responsibilities from theta (or given), moments about the centres."""
-        ct = self.covariance_type
-        if theta is not None:
-            centres = theta[1]
-            exact = exact_parameters(*theta, ct)
-        K, d = centres.shape
-        counts = np.zeros(K)
-        first = np.zeros((K, d))
-        second = None
-        log_lik = 0.0
-        for rows in exact_blocks(self.n_samples, d, K):
-            D = self.X[rows][None, :, :] - centres[:, None, :]  # (K, m, d): x_i - c_k
-            if theta is not None:
-                r = _exact_log_prob(D, exact, ct)  # (m, K)
-                log_lik += normalise_rows(r).sum()  # r now holds gamma_ik
-            else:
-                r = resp[rows]
-            counts += r.sum(axis=0)
-            f, s = _exact_moments(D, r, ct)
-            first += f
-            second = s if second is None else second + s
-        return Statistics(counts, first, second, float(log_lik))
+    def _exact_pass(self, theta):
+        """The exact route: responsibilities from theta, moments about its means."""
+        return _exact_statistics(self.X, self.covariance_type, theta[1], theta=theta)
 
     def statistics(self, resp):
         """Statistics of given responsibilities, about their own weighted means (exact; for initialisation)."""
         counts = resp.sum(axis=0)  # (K,)
         check_not_empty(counts)
         centres = (resp.T @ self.Xc) / counts[:, None] + self.shift  # (K, d), approximate means
-        return self._exact_pass(resp=resp, centres=centres), centres
+        return moments(self.X, resp, centres, self.covariance_type), centres
 
     def log_likelihood_and_labels(self, theta):
         """Log-likelihood at theta and the most responsible component of every sample."""
@@ -678,6 +658,40 @@ class SufficientStatistics:
         log_p = log_joint(self.X, weights, means, cov, self.covariance_type, self.shift)  # (n, K)
         labels = np.argmax(log_p, axis=1)
         return float(log_normaliser(log_p).sum()), labels
+
+
+def _exact_statistics(X, covariance_type, centres, theta=None, resp=None):
+    """Exact route over the rows of X: responsibilities from ``theta`` (or the given ``resp``),
+    moments about ``centres`` from the differences x_i - c_k."""
+    if theta is not None:
+        exact = exact_parameters(*theta, covariance_type)
+    K, d = centres.shape
+    counts = np.zeros(K)
+    first = np.zeros((K, d))
+    second = None
+    log_lik = 0.0
+    for rows in exact_blocks(X.shape[0], d, K):
+        D = X[rows][None, :, :] - centres[:, None, :]  # (K, m, d): x_i - c_k
+        if theta is not None:
+            r = _exact_log_prob(D, exact, covariance_type)  # (m, K)
+            log_lik += normalise_rows(r).sum()  # r now holds gamma_ik
+        else:
+            r = resp[rows]
+        counts += r.sum(axis=0)
+        f, s = _exact_moments(D, r, covariance_type)
+        first += f
+        second = s if second is None else second + s
+    return Statistics(counts, first, second, float(log_lik))
+
+
+def moments(X, resp, centres, covariance_type):
+    """:class:`Statistics` of given responsibilities ``resp`` (n, K) about ``centres`` (K, d).
+
+    Exact (differences first); the log-likelihood field is 0.0.  Used to
+    start EM from responsibilities (an initialisation), in memory or chunk by
+    chunk.  Inputs are trusted.
+    """
+    return _exact_statistics(X, covariance_type, centres, resp=resp)
 
 
 def chunk_statistics(X, weights, means, covariances, covariance_type, exact=None):

@@ -837,8 +837,9 @@ default='kmeans++'
         given = self._check_hyperparameters(n_samples, n_features)
         rng = check_rng(self.random_state)
         with _fastpath.one_blas_thread():  # why: "Threads" in the class docstring
+            fast = _fastpath.SufficientStatistics(X, self.covariance_type, self.n_components)
             try:
-                return self._run_em(X, given, rng)
+                return self._run_em(fast, lambda: self._initial_parameters(fast, given, rng))
             except NotPositiveDefiniteError as exc:  # scikit-learn's wording first, then lib's
                 raise ValueError(
                     "Fitting the mixture model failed because some components have ill-defined "
@@ -856,18 +857,23 @@ default='kmeans++'
         n_samples, n_features = X.shape
         given = self._check_hyperparameters(n_samples, n_features)
         rng = check_rng(self.random_state)
+        data = _dask.ChunkedData(X, self.covariance_type, self.n_components)
         with _fastpath.one_blas_thread():
-            best = _dask.run_em(self, X, given, rng)
+            self._run_em(data, lambda: data.initial_parameters(self, given, rng), stacklevel=6)
         self.n_features_in_ = n_features
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self._set_fitted(best, n_samples, stacklevel=5)
         return self.predict(X)
 
-    def _run_em(self, X, given, rng):
-        n_samples = X.shape[0]
-        fast = _fastpath.SufficientStatistics(X, self.covariance_type, self.n_components)
+    def _run_em(self, data, initialise, stacklevel=5):
+        """The EM loop: ``n_init`` runs (or a warm start), each to ``tol`` or ``max_iter``; the best kept.
 
+        ``data`` is the in-memory data (:class:`lib._fastpath.SufficientStatistics`)
+        or a Dask array's chunks (:class:`lib._dask.ChunkedData`): both offer
+        ``em_step`` and ``log_likelihood_and_labels``.  ``initialise()`` draws a
+        starting point.  Returns the labels of the kept run (None on Dask).
+        """
+        n_samples = data.n_samples
         best = None
         warm = self.warm_start and hasattr(self, "converged_")
         # 'given' and a warm start draw nothing random: one run
@@ -876,7 +882,7 @@ default='kmeans++'
             if warm:
                 theta = (self.weights_, self.means_, self.covariances_)
             else:
-                theta = self._initial_parameters(fast, given, rng)  # (weights, means, covariances)
+                theta = initialise()  # (weights, means, covariances)
             if self.verbose:
                 print(f"Initialization {init}")
             # a warm start continues the previous fit: its last bound is the first reference
@@ -885,7 +891,7 @@ default='kmeans++'
             converged = False
             n_iter = 0
             for n_iter in range(1, self.max_iter + 1):
-                log_lik, theta, hard = fast.em_step(theta, self.reg_covar, hard)
+                log_lik, theta, hard = data.em_step(theta, self.reg_covar, hard)
                 history.append(log_lik)  # l(theta) before this M-step
                 change = (history[-1] - history[-2]) / n_samples if len(history) > 1 else np.inf
                 if self.verbose >= 2 and n_iter % self.verbose_interval == 0:
@@ -897,7 +903,7 @@ default='kmeans++'
             if self.verbose:
                 print(f"Initialization {'converged' if converged else 'did not converge'} "
                       f"after {n_iter} iterations.")
-            final_log_lik, labels = fast.log_likelihood_and_labels(theta)
+            final_log_lik, labels = data.log_likelihood_and_labels(theta)
             history = history[1:] if warm else history
             history.append(final_log_lik)
             bound = (history[-2] if len(history) > 1 else history[-1]) / n_samples
@@ -905,7 +911,7 @@ default='kmeans++'
                 best = dict(bound=bound, theta=theta, history=history, n_iter=n_iter,
                             converged=converged, labels=labels)
 
-        self._set_fitted(best, n_samples)
+        self._set_fitted(best, n_samples, stacklevel=stacklevel)
         return best["labels"]
 
     def _set_fitted(self, best, n_samples, stacklevel=5):

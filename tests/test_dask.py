@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 da = pytest.importorskip("dask.array")  # requirements.txt pins Dask: make test runs these
+dask = pytest.importorskip("dask")
 
 from lib._validation import ConvergenceWarning  # noqa: E402
 from lib.mixture import GaussianMixture, e_step  # noqa: E402
@@ -136,6 +137,38 @@ def test_chunk_sums_keep_their_digits_on_hard_data(covariance_type):
     if covariance_type == "tied":
         want = sum(dev[k] * n_k[k] for k in range(K)) / n_k.sum()
         assert _rel(ours.covariances_ - 1e-12 * np.eye(d), want.astype(float)) < 1e-10
+
+
+def test_warm_start_continues_as_in_memory():
+    """One EM loop serves both paths: a warm start on Dask continues from the last fit, as in memory."""
+    X = _data(2)
+    ref = _fit(X, max_iter=4, warm_start=True)
+    ours = _fit(da.from_array(X, chunks=250), max_iter=4, warm_start=True)
+    for model, data in ((ref, X), (ours, da.from_array(X, chunks=250))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(data)  # four more iterations from where the first fit stopped
+    _assert_same_fit(ours, ref)
+    assert len(ours.lower_bounds_) == 4 and ours.lower_bounds_[0] >= ref.lower_bounds_[0] - 1e-12
+
+
+def test_chunks_use_the_fast_path_statistics(monkeypatch):
+    """The chunk sums are the in-memory fit's own (lib._fastpath.chunk_statistics): one home."""
+    import lib._fastpath
+
+    calls = []
+    original = lib._fastpath.chunk_statistics
+
+    def spy(*args, **kwargs):
+        calls.append(args[0].shape[0])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(lib._fastpath, "chunk_statistics", spy)
+    X = _data(3)
+    with dask.config.set(scheduler="synchronous"):
+        _fit(da.from_array(X, chunks=300), max_iter=2)
+    calls = [m for m in calls if m]  # Dask also calls it on empty blocks to learn the output type
+    assert set(calls) == {300} and len(calls) >= 2 * 3  # every chunk, every iteration
 
 
 @pytest.mark.parametrize("init_params", ["kmeans", "k-means++", "random_from_data"])

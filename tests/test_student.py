@@ -19,6 +19,7 @@ import json
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -29,6 +30,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "_ext"))
 
 import book  # noqa: E402  (tools/book.py)
+import listings  # noqa: E402  (_ext/listings.py)
 import student  # noqa: E402  (tools/student.py)
 
 SOURCES = book.chapter_sources()
@@ -351,14 +353,26 @@ def test_synthetic_numbers_and_references(synthetic):
     assert "- Dempster, A. P., Laird, N. M. and Rubin, D. B. (1977)." in text  # the cited works
 
 
-def test_synthetic_literalinclude_shows_the_function():
+def test_literalinclude_shows_the_code_without_the_docstring():
+    """A ``:pyobject:`` listing shows the signature and the body, not the docstring
+    (``_ext/listings.py``; the HTML and the student edition use the same reader)."""
+    import ast
     import inspect
 
     import lib.gaussian
 
-    shown = student.literal_include(ROOT / "lib" / "gaussian.py", {"pyobject": "logpdf"})
-    assert shown == inspect.getsource(lib.gaussian.logpdf).rstrip("\n")
-    first_two = student.literal_include(ROOT / "lib" / "gaussian.py", {"lines": "1-2"})
+    source = inspect.getsource(lib.gaussian.logpdf).rstrip("\n")
+    doc = ast.get_docstring(ast.parse(source).body[0], clean=False)
+    assert doc and len(doc.splitlines()) > 3
+    shown = listings.read_listing(ROOT / "lib" / "gaussian.py", {"pyobject": "logpdf"})
+    assert shown.splitlines()[0] == source.splitlines()[0]  # the signature
+    assert doc.strip().splitlines()[0] not in shown  # no docstring
+    body = source.split('"""', 2)[2].split("\n", 1)[1]  # the code after the docstring
+    assert shown.endswith(body)
+    assert ast.parse(textwrap.dedent(shown))  # still valid Python
+    with_doc = listings.read_listing(ROOT / "lib" / "gaussian.py", {"pyobject": "logpdf", "docstring": ""})
+    assert with_doc == source
+    first_two = listings.read_listing(ROOT / "lib" / "gaussian.py", {"lines": "1-2"})
     assert first_two == "\n".join((ROOT / "lib" / "gaussian.py").read_text().split("\n")[:2]).strip("\n")
 
 

@@ -38,17 +38,17 @@ solution cells.
 """
 
 import argparse
-import ast
 import copy
 import re
 import sys
-import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "_ext"))
 
 import book  # noqa: E402  (tools/book.py)
+import listings  # noqa: E402  (_ext/listings.py: Sphinx's literalinclude, as the HTML shows it)
 
 ROOT = book.ROOT
 CHAPTERS = book.CHAPTERS
@@ -276,7 +276,13 @@ class Target:
 
 
 class Counters:
-    """Per-document counters that give the numbers the HTML shows."""
+    """Per-chapter counters that give the numbers the HTML shows.
+
+    Sphinx numbers figures, equations, exercises and results with the
+    chapter's number as prefix (``numfig_secnum_depth: 1``) and one count per
+    chapter that runs on across the chapter's section pages in _toc order:
+    the chapter page and its section pages share one ``Counters``.
+    """
 
     def __init__(self, chapter):
         self.prefix = f"{chapter}." if chapter else ""
@@ -302,16 +308,24 @@ class Document:
     items: list  # ("markdown", cell, blocks) or ("code", cell, None)
     targets: dict
     figure_numbers: dict  # code cell id -> figure number
+    secnum: str = None  # the page's own number: "4" for a chapter page, "4.6" for a section page
+    sections: int = 0  # how many top-level (##) sections the page has
 
 
-def _number(doc_items, docname, chapter):
+def _number(doc_items, docname, chapter, secnum=None, counters=None):
     """Number headings, equations, results, exercises, figures and tables in document order.
 
-    Returns the targets (label -> :class:`Target`), the figure numbers of code
-    cells (cell id -> number) and the page title.  Numbers are stored on the
-    blocks for rendering.  Solutions are numbered too: the HTML shows them.
+    ``chapter`` is the chapter's number (the prefix of figures, equations,
+    ...); ``secnum`` the page's own number, which heads its section numbers
+    ("4" on a chapter page, "4.6" on a section page: its ``##`` sections are
+    4.6.1, ...); ``counters`` carries the chapter's counts over from the
+    pages before this one.  Returns the targets (label -> :class:`Target`),
+    the figure numbers of code cells (cell id -> number), the page title and
+    the number of top-level sections.  Numbers are stored on the blocks for
+    rendering.  Solutions are numbered too: the HTML shows them.
     """
-    counters = Counters(chapter)
+    secnum = secnum or chapter
+    counters = counters if counters is not None else Counters(chapter)
     targets = {}
     figures = {}
     sections = [0] * 7
@@ -332,13 +346,13 @@ def _number(doc_items, docname, chapter):
                 title = block.title
                 if block.level == 1:
                     state["title"] = state["title"] or title
-                    block.number = chapter
+                    block.number = secnum
                     sections[1:] = [0] * 6
                 else:
                     sections[block.level] += 1
                     sections[block.level + 1:] = [0] * (6 - block.level)
-                    if chapter:
-                        block.number = ".".join([chapter] + [str(max(n, 1)) for n in sections[2:block.level + 1]])
+                    if secnum:
+                        block.number = ".".join([secnum] + [str(max(n, 1)) for n in sections[2:block.level + 1]])
                 slug = re.sub(r"[^\w\s-]", "", title.lower()).strip()
                 attach(Target("section", docname, re.sub(r"[\s_]+", "-", slug), block.number, "Section", title))
                 continue
@@ -385,41 +399,56 @@ def _number(doc_items, docname, chapter):
         if figure.get("name"):
             targets[str(figure["name"])] = Target("figure", docname, str(figure["name"]), figures.get(cell.id),
                                                   "Figure", str(figure.get("caption", "")).strip())
-    return targets, figures, state["title"]
+    return targets, figures, state["title"], sections[2]
 
 
-def make_document(nb, path, docname, chapter):
-    """Parse and number the notebook ``nb`` of the page ``docname`` (chapter number or ``None``)."""
+def make_document(nb, path, docname, chapter, secnum=None, counters=None):
+    """Parse and number the notebook ``nb`` of the page ``docname``.
+
+    ``chapter`` is the chapter number (``None`` for an unnumbered page),
+    ``secnum`` the page's number when it is a section page ("4.6"), and
+    ``counters`` the chapter's :class:`Counters` after its earlier pages.
+    """
     items = []
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             items.append(("markdown", cell, parse_markdown(cell.source)))
         elif cell.cell_type == "code":
             items.append(("code", cell, None))
-    targets, figures, title = _number(items, docname, chapter)
-    return Document(Path(path), docname, chapter, title, items, targets, figures)
+    targets, figures, title, sections = _number(items, docname, chapter, secnum, counters)
+    return Document(Path(path), docname, chapter, title, items, targets, figures, secnum or chapter, sections)
 
 
 # ------------------------------------------------------------------- book --
 
-def _toc_chapter_numbers():
-    """docname -> chapter number (str) for every chapter in a numbered part of _toc.yml.
+def toc_chapters():
+    """[(docname, [section docnames]), ...] for the numbered parts of _toc.yml, in order.
 
-    Numbering continues across numbered parts (sphinx-multitoc-numbering).
+    Numbering continues across numbered parts (sphinx-multitoc-numbering);
+    a chapter's ``sections:`` are its section pages.
     """
     import yaml
 
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    numbers = {}
-    count = 0
     parts = toc.get("parts") or [{"chapters": toc.get("chapters") or [], "numbered": toc.get("numbered")}]
+    chapters = []
     for part in parts:
         if not part.get("numbered"):
             continue
         for entry in part.get("chapters") or []:
             if "file" in entry:
-                count += 1
-                numbers[str(Path(entry["file"]).with_suffix(""))] = str(count)
+                sections = [str(Path(s["file"]).with_suffix("")) for s in entry.get("sections") or []
+                            if "file" in s]
+                chapters.append((str(Path(entry["file"]).with_suffix("")), sections))
+    return chapters
+
+
+def _toc_chapter_numbers():
+    """docname -> chapter number (str) for every chapter and section page in a numbered part."""
+    numbers = {}
+    for count, (chapter, sections) in enumerate(toc_chapters(), start=1):
+        for docname in [chapter, *sections]:
+            numbers[docname] = str(count)
     return numbers
 
 
@@ -581,15 +610,30 @@ class Book:
         self.documents = {}
         self.targets = {}
         notebooks = set(book.chapter_sources())
-        for path in sorted(CHAPTERS.glob("*.md")):
-            doc = self._load(path, path in notebooks)
-            self.documents[doc.docname] = doc
-            for label, target in doc.targets.items():
-                self.targets.setdefault(label, target)
+        paths = {p.relative_to(ROOT).with_suffix("").as_posix(): p for p in sorted(CHAPTERS.glob("*.md"))}
+        # Numbered pages in _toc order: a chapter page, then its section pages, which
+        # continue the chapter's counts and are numbered after its own ## sections.
+        for count, (chapter, sections) in enumerate(toc_chapters(), start=1):
+            counters = Counters(str(count))
+            own_sections = 0
+            for i, docname in enumerate([chapter, *sections]):
+                if docname not in paths:
+                    continue
+                secnum = str(count) if i == 0 else f"{count}.{own_sections + i}"
+                doc = self._load(paths.pop(docname), notebooks, str(count), secnum, counters)
+                own_sections = doc.sections if i == 0 else own_sections
+                self._register(doc)
+        for path in paths.values():  # unnumbered pages
+            self._register(self._load(path, notebooks, None, None, None))
 
-    def _load(self, path, is_notebook):
+    def _register(self, doc):
+        self.documents[doc.docname] = doc
+        for label, target in doc.targets.items():
+            self.targets.setdefault(label, target)
+
+    def _load(self, path, notebooks, chapter, secnum, counters):
         docname = path.relative_to(ROOT).with_suffix("").as_posix()
-        if is_notebook:
+        if path in notebooks:
             nb = book.read_source(path)
         else:  # a plain Markdown page: one Markdown cell
             import nbformat
@@ -597,7 +641,7 @@ class Book:
             text = path.read_text()
             text = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)
             nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)])
-        return make_document(nb, path, docname, self.chapter_numbers.get(docname))
+        return make_document(nb, path, docname, chapter, secnum, counters)
 
     def add(self, doc):
         """Add a document made by :func:`make_document` (its labels win over earlier ones)."""
@@ -618,56 +662,6 @@ def _blockquote(lines):
 def _starts_paragraph(line):
     """True when ``line`` is ordinary paragraph text (a bold title can be put in front of it)."""
     return bool(line.strip()) and not re.match(r"^\s*(\$\$|[-*+] |\d+[.)] |>|#|\||`{3}|~{3}|<|\\begin)", line)
-
-
-def _parse_lines(spec, count):
-    """Sphinx's ``:lines:`` syntax ('1-3,5,8-') -> 0-based indices."""
-    out = []
-    for part in spec.split(","):
-        part = part.strip()
-        if "-" in part:
-            start, _, end = part.partition("-")
-            out.extend(range(int(start or 1) - 1, int(end) if end else count))
-        elif part:
-            out.append(int(part) - 1)
-    return [i for i in out if 0 <= i < count]
-
-
-def _pyobject_lines(source, dotted):
-    """(first, last) 1-based lines of a top-level function/class (or Class.method), decorators included."""
-    nodes = ast.parse(source).body
-    node = None
-    for name in dotted.split("."):
-        node = next((n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                     and n.name == name), None)
-        if node is None:
-            raise ValueError(f"no object {dotted!r}")
-        nodes = node.body
-    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-    return first, node.end_lineno
-
-
-def literal_include(path, options):
-    """The code a ``{literalinclude}`` shows: ``:pyobject:``, ``:lines:``, ``:start-after:``, ... applied."""
-    source = path.read_text()
-    lines = source.split("\n")
-    if options.get("pyobject"):
-        first, last = _pyobject_lines(source, str(options["pyobject"]))
-        lines = lines[first - 1:last]
-    if options.get("start-after"):
-        marker = str(options["start-after"])
-        at = next((i for i, line in enumerate(lines) if marker in line), None)
-        lines = lines[at + 1:] if at is not None else lines
-    if options.get("end-before"):
-        marker = str(options["end-before"])
-        at = next((i for i, line in enumerate(lines) if marker in line), None)
-        lines = lines[:at] if at is not None else lines
-    if options.get("lines"):
-        lines = [lines[i] for i in _parse_lines(str(options["lines"]), len(lines))]
-    text = "\n".join(lines)
-    if "dedent" in options:
-        text = textwrap.dedent(text)
-    return text.strip("\n")
 
 
 def sphinx_display_math(content):
@@ -943,7 +937,7 @@ class Converter:
         if not path.exists():
             raise SystemExit(f"{self.doc.path.relative_to(ROOT)}: literalinclude of a missing file {arg}")
         try:
-            code = literal_include(path, block.options)
+            code = listings.read_listing(path, block.options)
         except ValueError as exc:
             raise SystemExit(f"{self.doc.path.relative_to(ROOT)}: literalinclude {arg}: {exc}") from None
         language = block.options.get("language") or {".py": "python"}.get(path.suffix, "")
@@ -1005,7 +999,10 @@ class Converter:
         """The first cell: what this notebook is, how to do the exercises, the HTML page."""
         doc = self.doc
         title = self.inline(doc.title) or Path(doc.docname).name
-        name = f"Chapter {doc.chapter}, *{title}*" if doc.chapter else f"*{title}*"
+        if doc.secnum and doc.secnum != doc.chapter:
+            name = f"Section {doc.secnum}, *{title}*, of Chapter {doc.chapter}"
+        else:
+            name = f"Chapter {doc.chapter}, *{title}*" if doc.chapter else f"*{title}*"
         has_exercises = any(
             kind == "code" and "starter" in cell.metadata.get("tags", []) for kind, cell, _ in doc.items
         )
