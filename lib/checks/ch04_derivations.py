@@ -15,8 +15,13 @@ from ._core import Failure, call, check, expect_array, expect_scalar
 __all__ = ["em_lagrange_weights", "em_m_step_full", "em_missing_information_rate", "em_map_covariances"]
 
 
+def _lib_module(name):
+    """``lib.<name>`` of the package this check was loaded from (the grader loads a fresh copy)."""
+    return import_module(f"..{name}", __package__)
+
+
 def _mixture():
-    return import_module("lib.mixture")
+    return _lib_module("mixture")
 
 
 def _close(a, b, rtol=1e-7, atol=1e-10):
@@ -197,7 +202,7 @@ def _rate_problem(rng, n, K):
     "mixtures (K = 2 and 3, unequal weights and variances, every component index).",
 )
 def em_missing_information_rate(student_fn):
-    theory = import_module("lib.em_theory")
+    theory = _lib_module("em_theory")
     mixture = _mixture()
     rng = np.random.default_rng(442)
     for n, K in [(80, 2), (120, 3), (60, 2), (100, 3)]:
