@@ -152,6 +152,7 @@ def _m_step(X, resp, *, mean="right", var="right", weights="right"):
         "right": (resp * sq).sum(axis=0) / (d * nk),
         "no_d": (resp * sq).sum(axis=0) / nk,
         "by_n": (resp * sq).sum(axis=0) / (d * n),
+        "nk_minus_1": (resp * sq).sum(axis=0) / (d * (nk - 1)),
         "unweighted": sq.sum(axis=0) / (d * nk),
         "diag": np.stack([resp[:, k] @ (X - right_means[k]) ** 2 / nk[k] for k in range(len(nk))]),
     }[var]
@@ -172,6 +173,7 @@ def test_m_step_right_answer_passes():
         ({"mean": "notes"}, ["weighted sums", "n_k"]),
         ({"mean": "by_n"}, ["divide by n", "n_k"]),
         ({"var": "by_n"}, ["d * n", "soft count"]),
+        ({"var": "nk_minus_1"}, ["n_k - 1"]),
         ({"var": "unweighted"}, ["ignore the responsibilities"]),
         ({"var": "diag"}, ["(K, d)", "average over the d coordinates"]),
         ({"weights": "counts"}, ["soft counts", "n_k / n"]),

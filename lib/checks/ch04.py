@@ -209,6 +209,8 @@ def em_m_step_spherical(student_fn):
             mistakes = [
                 (weighted / nk, "your variances are d times too large: a spherical variance averages "
                                 "over the d coordinates, so divide by d * n_k."),
+                (weighted / (d * (nk - 1)), "your variances divide by d * (n_k - 1): maximum likelihood "
+                                            "divides by d * n_k (the n - 1 correction is not the M-step)."),
                 (weighted / (d * n), "your variances divide by d * n; a component's variance divides by "
                                      "d * n_k, its own soft count."),
                 (weighted / n, "your variances divide by n and miss the 1/d: use d * n_k."),
