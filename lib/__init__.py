@@ -28,6 +28,7 @@ SUBMODULES = (
     "mle",
     "logistic",
     "discriminant",
+    "naive_bayes",
     "mixture",
     "em_theory",
     "variational",

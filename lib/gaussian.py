@@ -44,6 +44,7 @@ __all__ = [
     "logpdf",
     "sample",
     "full_covariances",
+    "conditional_gaussian",
 ]
 
 _LOG_2PI = np.log(2.0 * np.pi)
@@ -249,3 +250,83 @@ def sample(mean, covariance, n_samples, rng=None):
     L = _chol(cov, "covariance")
     z = rng.standard_normal((int(n_samples), d))  # (n, d)
     return mean + z @ L.T
+
+
+def _observed_mask(observed, d):
+    """A boolean mask of length ``d`` from a mask or from integer indices."""
+    obs = np.asarray(observed)
+    if obs.dtype == bool:
+        if obs.shape != (d,):
+            raise ValueError(f"a boolean observed mask must have shape ({d},), got {obs.shape}.")
+        return obs.copy()
+    if obs.ndim != 1 or (obs.size and obs.dtype.kind not in "iu"):
+        raise TypeError(
+            "observed must be a boolean mask of shape (d,) or a 1-D array of integer feature indices, "
+            f"got {obs.dtype} of shape {obs.shape}."
+        )
+    if obs.size and (obs.min() < -d or obs.max() >= d):
+        raise ValueError(f"observed indices must lie in [0, {d}), got {obs.tolist()}.")
+    mask = np.zeros(d, dtype=bool)
+    mask[obs] = True
+    return mask
+
+
+def conditional_gaussian(mean, covariance, observed, x_observed):
+    r"""Mean and covariance of :math:`p(x_m \mid x_o)` when :math:`x \sim \mathcal N(\mu, \Sigma)`.
+
+    Split the coordinates into observed (``o``) and missing (``m``) ones. Then
+    :math:`x_m \mid x_o \sim \mathcal N(\mu_{m\mid o}, \Sigma_{m\mid o})` with
+
+    .. math::
+
+        \mu_{m\mid o} = \mu_m + \Sigma_{mo} \Sigma_{oo}^{-1} (x_o - \mu_o), \qquad
+        \Sigma_{m\mid o} = \Sigma_{mm} - \Sigma_{mo} \Sigma_{oo}^{-1} \Sigma_{om}.
+
+    Computed with one Cholesky factor :math:`\Sigma_{oo} = L L^\top` and
+    triangular solves: with :math:`A = L^{-1}\Sigma_{om}`,
+    :math:`\Sigma_{m\mid o} = \Sigma_{mm} - A^\top A` and
+    :math:`\mu_{m\mid o} = \mu_m + A^\top L^{-1}(x_o - \mu_o)`; no inverse is formed.
+
+    Book: chapters/03_4_missing_features.md, eq. labels ``gda-cond-mean``, ``gda-cond-cov``.
+
+    Parameters
+    ----------
+    mean : array-like of shape (d,)
+    covariance : array-like of shape (d, d)
+        Symmetric positive definite.
+    observed : array-like
+        Boolean mask of shape ``(d,)`` (True = observed) or integer indices of the
+        observed coordinates. The missing coordinates are the others, in increasing order.
+    x_observed : array-like of shape (n_o,) or (n, n_o)
+        Values of the observed coordinates (in increasing index order), one row per point.
+
+    Returns
+    -------
+    cond_mean : ndarray of shape (n_m,) or (n, n_m)
+        :math:`\mu_{m\mid o}`, with the shape of ``x_observed``'s leading axes.
+    cond_cov : ndarray of shape (n_m, n_m)
+        :math:`\Sigma_{m\mid o}`; it does not depend on the value of :math:`x_o`.
+    """
+    mean = check_data(mean, "mean", ndim=1)
+    d = mean.shape[0]
+    cov = check_covariances(covariance, "tied", 1, d, name="covariance")
+    o = _observed_mask(observed, d)
+    m = ~o
+    x_o = np.asarray(x_observed, dtype=np.float64)
+    single = x_o.ndim <= 1
+    x_o = x_o.reshape(1, -1) if single else x_o
+    if x_o.ndim != 2 or x_o.shape[1] != o.sum() or not np.all(np.isfinite(x_o)):
+        raise ValueError(
+            f"x_observed must hold {int(o.sum())} finite value(s) per point (one per observed "
+            f"coordinate), got shape {np.shape(x_observed)}."
+        )
+    if not o.any():  # nothing observed: the conditional is the marginal
+        cond_mean = np.broadcast_to(mean, (x_o.shape[0], d)).copy()
+        return (cond_mean[0] if single else cond_mean), cov.copy()
+    L = _chol(cov[np.ix_(o, o)], "the observed block of the covariance")  # Sigma_oo = L L^T
+    A = solve_triangular(L, cov[np.ix_(o, m)], lower=True, check_finite=False)  # L^{-1} Sigma_om
+    z = solve_triangular(L, (x_o - mean[o]).T, lower=True, check_finite=False)  # L^{-1}(x_o - mu_o)
+    cond_mean = mean[m] + (A.T @ z).T  # mu_m + Sigma_mo Sigma_oo^{-1} (x_o - mu_o), (n, n_m)
+    cond_cov = cov[np.ix_(m, m)] - A.T @ A  # Sigma_mm - Sigma_mo Sigma_oo^{-1} Sigma_om
+    cond_cov = 0.5 * (cond_cov + cond_cov.T)  # exactly symmetric
+    return (cond_mean[0] if single else cond_mean), cond_cov

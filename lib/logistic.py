@@ -25,8 +25,13 @@ Nothing here ever computes ``log(sigmoid(t))`` or ``log(sum(exp(...)))``:
 :func:`scipy.special.log_expit` and the softmax normaliser with
 :func:`scipy.special.logsumexp`, which stay finite for any :math:`|t|`.
 
-Book: chapters/01_discriminative_vs_generative.md, eq. labels ``dvg-sigmoid``,
-``dvg-loglik``, ``dvg-gradient``, ``dvg-hessian``, ``dvg-newton``.
+Book: chapters/01_discriminative_vs_generative.md, eq. labels ``dvg-sigmoid``
+and ``dvg-loglik``; chapters/01_1_fitting_logistic.md, eq. labels
+``dvg-gradient``, ``dvg-hessian``, ``dvg-newton``; chapters/01_2_perceptron_probit.md,
+eq. labels ``dvg-perceptron``, ``dvg-probit-loglik``, ``dvg-probit-gradient``.
+
+The same file holds the perceptron, which learns a boundary and no
+probabilities, and probit regression, :math:`p(y = 1 \mid x) = \Phi(w^\top x + b)`.
 """
 
 import warnings
@@ -34,7 +39,7 @@ import warnings
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
 from scipy.sparse import issparse
-from scipy.special import expit, log_expit, log_softmax, logsumexp
+from scipy.special import expit, log_expit, log_ndtr, log_softmax, logsumexp, ndtr
 from scipy.special import softmax as _softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
@@ -60,6 +65,12 @@ __all__ = [
     "newton_step",
     "separation",
     "LogisticRegression",
+    "perceptron_epoch",
+    "Perceptron",
+    "probit_log_likelihood",
+    "probit_gradient",
+    "probit_hessian",
+    "ProbitRegression",
 ]
 
 METHODS = ("newton", "gradient", "sgd")
@@ -211,7 +222,7 @@ def gradient(w, b, X, y):
     grad_w : ndarray, same shape as ``w``
     grad_b : float or ndarray of shape (n_classes,)
 
-    Book: chapters/01_discriminative_vs_generative.md, eq. label ``dvg-gradient``.
+    Book: chapters/01_1_fitting_logistic.md, eq. label ``dvg-gradient``.
     """
     w, b, X, y, n_classes = _check_parameters(w, b, X, y)
     if n_classes == 0:
@@ -238,7 +249,7 @@ def hessian(w, b, X):
     :math:`-\tilde X^\top \operatorname{diag}\bigl(p_{\cdot k}(\delta_{kl} - p_{\cdot l})\bigr) \tilde X`,
     parameters ordered class by class as :math:`(w_k, b_k)`.
 
-    Book: chapters/01_discriminative_vs_generative.md, eq. label ``dvg-hessian``.
+    Book: chapters/01_1_fitting_logistic.md, eq. label ``dvg-hessian``.
     """
     w, b, X, _, n_classes = _check_parameters(w, b, X)
     Xt = np.column_stack([X, np.ones(X.shape[0])])  # (n, d+1)
@@ -277,7 +288,7 @@ def sgd_epoch(w, b, X, y, lr, order=None):
     w : ndarray of shape (n_features,)
     b : float
 
-    Book: chapters/01_discriminative_vs_generative.md, eq. label ``dvg-sgd``.
+    Book: chapters/01_1_fitting_logistic.md, eq. label ``dvg-sgd``.
     """
     w, b, X, y, n_classes = _check_parameters(w, b, X, y)
     if n_classes != 0:
@@ -310,7 +321,7 @@ def newton_step(w, b, X, y):
     w : ndarray of shape (n_features,)
     b : float
 
-    Book: chapters/01_discriminative_vs_generative.md, eq. label ``dvg-newton``.
+    Book: chapters/01_1_fitting_logistic.md, eq. label ``dvg-newton``.
     """
     w, b, X, y, n_classes = _check_parameters(w, b, X, y)
     if n_classes != 0:
@@ -472,7 +483,7 @@ def separation(X, y):
     constraints; fast for the data sets of the book, slower for thousands of
     samples and many classes.
 
-    Book: chapters/01_discriminative_vs_generative.md, proposition label
+    Book: chapters/01_1_fitting_logistic.md, proposition label
     ``prop-dvg-separable``.
     """
     from scipy.optimize import linprog
@@ -598,8 +609,8 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         (equal to the log-likelihood when ``l2 = 0``).  Never decreases for
         ``"newton"`` and for ``"gradient"`` with ``lr="auto"``.
 
-    Book: chapters/01_discriminative_vs_generative.md, eq. labels ``dvg-loglik``,
-    ``dvg-gradient``, ``dvg-newton``.
+    Book: chapters/01_discriminative_vs_generative.md, eq. label ``dvg-loglik``;
+    chapters/01_1_fitting_logistic.md, eq. labels ``dvg-gradient``, ``dvg-newton``.
     """
 
     def __init__(self, method="newton", l2=0.0, lr="auto", tol=1e-8, max_iter=1000, random_state=None):
@@ -838,3 +849,311 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.poor_score = False
         return tags
+
+
+# ------------------------------------------------- perceptron and probit --
+
+
+def _check_binary(w, b, X, y, what):
+    w, b, X, y, n_classes = _check_parameters(w, b, X, y)
+    if n_classes != 0:
+        raise ValueError(f"{what} is for two classes: w must have shape (n_features,), one weight per feature.")
+    return w, float(b), X, y
+
+
+def perceptron_epoch(w, b, X, y, lr=1.0, order=None):
+    r"""One epoch of the perceptron: update on every misclassified sample.
+
+    With :math:`s_i = 2 y_i - 1 \in \{-1, +1\}` and :math:`t_i = w^\top x_i + b`,
+    visit the samples in ``order`` and, whenever :math:`s_i t_i \le 0`
+    (a mistake, or a point on the boundary), set
+
+    .. math::
+
+        w \leftarrow w + \eta\, s_i x_i, \qquad b \leftarrow b + \eta\, s_i,
+
+    a stochastic (sub)gradient step on the perceptron loss
+    :math:`\max(0, -s_i t_i)`.  Correctly classified samples change nothing.
+
+    Parameters
+    ----------
+    w : array-like of shape (n_features,)
+    b : float
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,), values 0 or 1
+    lr : float, default 1.0
+        Step size :math:`\eta > 0`.  From ``w = 0, b = 0`` it only rescales
+        the parameters, so it never changes the predictions.
+    order : array-like of int, optional
+        The order in which to visit the samples (default ``0, ..., n-1``).
+
+    Returns
+    -------
+    w : ndarray of shape (n_features,)
+    b : float
+    n_mistakes : int
+        The number of updates made during the epoch.
+
+    Book: chapters/01_2_perceptron_probit.md, eq. label ``dvg-perceptron``.
+    """
+    w, b, X, y = _check_binary(w, b, X, y, "perceptron_epoch")
+    lr = check_positive_scalar(lr, "lr")
+    order = np.arange(X.shape[0]) if order is None else np.asarray(order, dtype=np.int64)
+    s = 2.0 * y - 1.0
+    w = w.copy()
+    mistakes = 0
+    for i in order:
+        if s[i] * (X[i] @ w + b) <= 0:  # wrong side, or on the boundary
+            w += lr * s[i] * X[i]
+            b += lr * s[i]
+            mistakes += 1
+    return w, float(b), mistakes
+
+
+class Perceptron(ClassifierMixin, BaseEstimator):
+    r"""Rosenblatt's perceptron for two classes: a boundary, no probabilities.
+
+    Starts from :math:`w = 0, b = 0` and runs :func:`perceptron_epoch` until an
+    epoch makes no mistake (the data are then separated) or ``max_epochs``
+    epochs have passed.  On linearly separable data it stops after finitely
+    many updates; on other data it never does and warns.
+
+    Parameters
+    ----------
+    max_epochs : int, default 1000
+    lr : float, default 1.0
+    shuffle : bool, default False
+        Visit the samples in a fresh random order each epoch (else ``0, ..., n-1``).
+    random_state : None, int or numpy.random.Generator
+        Used when ``shuffle`` is true.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    mistakes_ : ndarray of shape (n_iter_,)
+        Updates made in each epoch; the last is 0 if and only if ``converged_``.
+    n_iter_ : int
+    converged_ : bool
+
+    Book: chapters/01_2_perceptron_probit.md, eq. label ``dvg-perceptron``.
+    """
+
+    def __init__(self, max_epochs=1000, lr=1.0, shuffle=False, random_state=None):
+        self.max_epochs = max_epochs
+        self.lr = lr
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Fit to ``X`` of shape ``(n_samples, n_features)`` and two-class labels ``y``; returns self."""
+        max_epochs = check_positive_int(self.max_epochs, "max_epochs")
+        lr = check_positive_scalar(self.lr, "lr")
+        X = LogisticRegression._check_X(self, X, reset=True)  # the same validation and messages
+        self.classes_, y_index = check_labels(y, X.shape[0])
+        if len(self.classes_) != 2:
+            raise ValueError(
+                f"Perceptron handles two classes, got {len(self.classes_)}; train one perceptron per class "
+                "(one against the rest) for more."
+            )
+        rng = check_rng(self.random_state)
+        n = X.shape[0]
+        w, b, mistakes = np.zeros(X.shape[1]), 0.0, []
+        for _ in range(max_epochs):
+            order = rng.permutation(n) if self.shuffle else None
+            w, b, m = perceptron_epoch(w, b, X, y_index, lr, order)
+            mistakes.append(m)
+            if m == 0:
+                break
+        self.mistakes_ = np.asarray(mistakes, dtype=np.int64)
+        self.n_iter_ = len(mistakes)
+        self.converged_ = mistakes[-1] == 0
+        self.coef_ = w[None, :]
+        self.intercept_ = np.array([b])
+        if not self.converged_:
+            warnings.warn(
+                f"the perceptron still made {mistakes[-1]} mistake(s) in epoch {max_epochs}: the data are "
+                "probably not linearly separable, and then it never stops updating. Its final weights "
+                "depend on where it was stopped.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def decision_function(self, X):
+        """Scores :math:`w^\\top x + b`, shape ``(n_samples,)``: a side of the boundary, not a log-odds."""
+        check_is_fitted(self, ["coef_", "intercept_"])
+        X = LogisticRegression._check_X(self, X, reset=False)
+        return X @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X):
+        """``classes_[1]`` where the score is positive, else ``classes_[0]``."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+
+def _log_mills(u):
+    r""":math:`\ln(\varphi(u) / \Phi(u))`, finite for every real ``u``."""
+    return -0.5 * u**2 - 0.5 * np.log(2 * np.pi) - log_ndtr(u)
+
+
+def probit_log_likelihood(w, b, X, y):
+    r"""Log-likelihood of probit regression, :math:`p(y = 1 \mid x) = \Phi(w^\top x + b)`.
+
+    .. math::
+
+        \ell(w, b) = \sum_{i=1}^n \bigl[y_i \ln \Phi(t_i) + (1 - y_i) \ln \Phi(-t_i)\bigr]
+        = \sum_{i=1}^n \ln \Phi(s_i t_i),
+
+    with :math:`s_i = 2 y_i - 1`, using :math:`1 - \Phi(t) = \Phi(-t)` and
+    :func:`scipy.special.log_ndtr` for :math:`\ln \Phi` (finite where
+    :math:`\Phi` underflows).
+
+    Book: chapters/01_2_perceptron_probit.md, eq. label ``dvg-probit-loglik``.
+    """
+    w, b, X, y = _check_binary(w, b, X, y, "probit_log_likelihood")
+    s = 2.0 * y - 1.0
+    return float(np.sum(log_ndtr(s * (X @ w + b))))
+
+
+def probit_gradient(w, b, X, y):
+    r"""Gradient of :func:`probit_log_likelihood`.
+
+    .. math::
+
+        \nabla_w \ell = \sum_{i=1}^n s_i \lambda(s_i t_i)\, x_i, \qquad
+        \frac{\partial \ell}{\partial b} = \sum_{i=1}^n s_i \lambda(s_i t_i),
+        \qquad \lambda(u) = \frac{\varphi(u)}{\Phi(u)},
+
+    with :math:`\varphi` the standard normal density; :math:`\lambda` is
+    evaluated as :math:`\exp(\ln\varphi(u) - \ln\Phi(u))`, which stays finite
+    (about :math:`-u`) where :math:`\varphi(u)` and :math:`\Phi(u)` both underflow.
+
+    Returns
+    -------
+    grad_w : ndarray of shape (n_features,)
+    grad_b : float
+
+    Book: chapters/01_2_perceptron_probit.md, eq. label ``dvg-probit-gradient``.
+    """
+    w, b, X, y = _check_binary(w, b, X, y, "probit_gradient")
+    s = 2.0 * y - 1.0
+    r = s * np.exp(_log_mills(s * (X @ w + b)))  # (n,)
+    return X.T @ r, float(r.sum())
+
+
+def probit_hessian(w, b, X, y):
+    r"""Hessian of :func:`probit_log_likelihood` in :math:`\theta = (w, b)`.
+
+    .. math::
+
+        \nabla^2_\theta \ell = -\sum_{i=1}^n \lambda(u_i)\bigl(u_i + \lambda(u_i)\bigr)\,
+        \tilde x_i \tilde x_i^\top, \qquad u_i = s_i t_i,
+
+    negative semidefinite because :math:`\lambda(u)(u + \lambda(u)) \in (0, 1)`.
+
+    Returns
+    -------
+    ndarray of shape (n_features + 1, n_features + 1)
+
+    Book: chapters/01_2_perceptron_probit.md, eq. label ``dvg-probit-hessian``.
+    """
+    w, b, X, y = _check_binary(w, b, X, y, "probit_hessian")
+    u = (2.0 * y - 1.0) * (X @ w + b)
+    lam = np.exp(_log_mills(u))
+    c = lam * (u + lam)
+    Xt = np.column_stack([X, np.ones(X.shape[0])])
+    return -(Xt.T * c) @ Xt
+
+
+class ProbitRegression(ClassifierMixin, BaseEstimator):
+    r"""Probit regression for two classes, :math:`p(y = 1 \mid x) = \Phi(w^\top x + b)`, by Newton's method.
+
+    Maximises :func:`probit_log_likelihood` (concave) with Newton steps,
+    halved when a full step would lower the log-likelihood, until the largest
+    entry of :math:`|\nabla \ell| / n` is at most ``tol``.  Warns, like
+    :class:`LogisticRegression`, when the classes are separable and no
+    maximum-likelihood estimate exists.
+
+    Attributes
+    ----------
+    classes_, coef_ (1, n_features), intercept_ (1,), n_iter_,
+    log_likelihood_history_, converged_
+
+    Book: chapters/01_2_perceptron_probit.md, eq. labels ``dvg-probit-loglik``,
+    ``dvg-probit-gradient``, ``dvg-probit-hessian``.
+    """
+
+    def __init__(self, tol=1e-8, max_iter=100):
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def fit(self, X, y):
+        """Fit to ``X`` of shape ``(n_samples, n_features)`` and two-class labels ``y``; returns self."""
+        tol = check_positive_scalar(self.tol, "tol", allow_zero=True)
+        max_iter = check_positive_int(self.max_iter, "max_iter")
+        X = LogisticRegression._check_X(self, X, reset=True)  # the same validation and messages
+        self.classes_, y = check_labels(y, X.shape[0])
+        if len(self.classes_) != 2:
+            raise ValueError(f"ProbitRegression handles two classes, got {len(self.classes_)}.")
+        n, d = X.shape
+        separable = separation(X, y)
+        w, b = np.zeros(d), 0.0
+        ll = probit_log_likelihood(w, b, X, y)
+        history, converged = [ll], False
+        for _ in range(max_iter):
+            gw, gb = probit_gradient(w, b, X, y)
+            g = np.append(gw, gb)
+            if np.max(np.abs(g)) / n <= tol:
+                converged = True
+                break
+            delta = _newton_direction(g, probit_hessian(w, b, X, y))
+            step = 1.0
+            while step > 1e-10:
+                w_new, b_new = w + step * delta[:-1], b + step * delta[-1]
+                ll_new = probit_log_likelihood(w_new, b_new, X, y)
+                if ll_new >= ll:
+                    break
+                step *= 0.5
+            else:  # no step improves: at the optimum to machine precision
+                converged = True
+                break
+            w, b, ll = w_new, float(b_new), ll_new
+            history.append(ll)
+            if separable == "complete" and np.all((2 * y - 1) * (X @ w + b) > 0):
+                break
+        self.coef_ = w[None, :]
+        self.intercept_ = np.array([b])
+        self.log_likelihood_history_ = np.asarray(history)
+        self.n_iter_ = len(history) - 1
+        self.converged_ = converged and separable is None
+        if separable is not None:
+            warnings.warn(
+                "the training data are (partly) linearly separable, so the probit maximum-likelihood "
+                "estimate does not exist: the log-likelihood keeps increasing as the weights grow. "
+                f"Fitting stopped after {self.n_iter_} iteration(s); coef_ is not an MLE.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        elif not converged:
+            warnings.warn(
+                f"Newton's method did not converge in max_iter={max_iter} iterations; increase max_iter.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def decision_function(self, X):
+        """Scores :math:`t = w^\\top x + b`, shape ``(n_samples,)``; :math:`p(y = 1 \\mid x) = \\Phi(t)`."""
+        check_is_fitted(self, ["coef_", "intercept_"])
+        X = LogisticRegression._check_X(self, X, reset=False)
+        return X @ self.coef_[0] + self.intercept_[0]
+
+    def predict_proba(self, X):
+        """Class probabilities :math:`(\\Phi(-t), \\Phi(t))`, shape ``(n_samples, 2)``."""
+        t = self.decision_function(X)
+        return np.column_stack([ndtr(-t), ndtr(t)])
+
+    def predict(self, X):
+        """The more probable class for each row of ``X``."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]

@@ -13,6 +13,10 @@ the Bernoulli, categorical and Gaussian models, the matching log-likelihoods,
 and the information quantities that explain what maximum likelihood does:
 entropy :math:`H(p)` and the Kullback-Leibler divergence
 :math:`\mathrm{KL}(p \,\|\, q)`, for discrete distributions and for Gaussians.
+It also gives the conjugate Bayesian updates of the two discrete models
+(Beta-Bernoulli and Dirichlet-categorical: posterior, posterior mean, mode =
+MAP estimate, predictive probability) and the Gaussian log-prior whose MAP
+estimate is an :math:`\ell_2`-penalised fit.
 
 All logarithms are natural (nats) unless a ``base`` is given.  Conventions,
 from the limits :math:`t \ln t \to 0` as :math:`t \to 0^+`:
@@ -26,7 +30,10 @@ from the limits :math:`t \ln t \to 0` as :math:`t \to 0^+`:
   :math:`\mathrm{KL}(p \,\|\, q)` is infinite as soon as :math:`q` gives
   probability 0 to an outcome that :math:`p` can produce.
 
-Book: chapters/02_maximum_likelihood.md.
+Book: chapters/02_maximum_likelihood.md and its section pages
+chapters/02_1_map_bayesian.md (priors and posteriors),
+chapters/02_3_gaussian_mle.md (the Gaussian model) and
+chapters/02_4_risk_kl_misspecification.md (entropy and KL divergence).
 """
 
 import numpy as np
@@ -48,6 +55,15 @@ __all__ = [
     "kl_divergence",
     "gaussian_entropy",
     "gaussian_kl",
+    "beta_bernoulli_posterior",
+    "beta_mean",
+    "beta_mode",
+    "beta_bernoulli_predictive",
+    "dirichlet_categorical_posterior",
+    "dirichlet_mean",
+    "dirichlet_mode",
+    "dirichlet_categorical_predictive",
+    "gaussian_log_prior",
 ]
 
 _LOG_2PI = np.log(2.0 * np.pi)
@@ -389,7 +405,7 @@ def gaussian_mle(X, covariance_type="full"):
     * ``"spherical"``: :math:`\hat\sigma^2 = \frac{1}{nd} \sum_i \lVert x_i - \hat\mu\rVert^2`,
       the average of the :math:`d` per-coordinate variances.
 
-    Book: chapters/02_maximum_likelihood.md, eq. labels ``mle-gauss-mean``,
+    Book: chapters/02_3_gaussian_mle.md, eq. labels ``mle-gauss-mean``,
     ``mle-gauss-cov``, ``mle-gauss-diag``, ``mle-gauss-spherical``.
 
     Parameters
@@ -441,7 +457,7 @@ def gaussian_log_likelihood(X, mean, cov):
 
     Computed with Cholesky factors by :func:`lib.gaussian.logpdf`.
 
-    Book: chapters/02_maximum_likelihood.md, eq. label ``mle-gauss-ll``.
+    Book: chapters/02_3_gaussian_mle.md, eq. label ``mle-gauss-ll``.
 
     Parameters
     ----------
@@ -470,7 +486,7 @@ def entropy(p, base=None):
 
         H(p) = -\sum_j p_j \ln p_j \qquad (0 \ln 0 = 0).
 
-    Book: chapters/02_maximum_likelihood.md, eq. label ``mle-entropy``.
+    Book: chapters/02_4_risk_kl_misspecification.md, eq. label ``mle-entropy``.
 
     Parameters
     ----------
@@ -501,7 +517,7 @@ def kl_divergence(p, q, base=None):
     produce.  It is :math:`\ge 0`, with equality iff :math:`p = q` (Gibbs'
     inequality), and is not symmetric.
 
-    Book: chapters/02_maximum_likelihood.md, eq. label ``mle-kl``.
+    Book: chapters/02_4_risk_kl_misspecification.md, eq. label ``mle-kl``.
 
     Parameters
     ----------
@@ -534,7 +550,7 @@ def gaussian_entropy(cov):
     :math:`\Sigma = LL^\top`.  Differential entropy can be negative (small
     variances).
 
-    Book: chapters/02_maximum_likelihood.md, eq. label ``mle-gauss-entropy``.
+    Book: chapters/02_4_risk_kl_misspecification.md, eq. label ``mle-gauss-entropy``.
 
     Parameters
     ----------
@@ -572,7 +588,7 @@ def gaussian_kl(mean0, cov0, mean1, cov1):
     :math:`\lVert L_1^{-1} (\mu_1 - \mu_0) \rVert^2`, and the log-determinants
     are :math:`2\sum_j \ln (L)_{jj}` -- triangular solves only, no inverse.
 
-    Book: chapters/02_maximum_likelihood.md, eq. label ``mle-gauss-kl``.
+    Book: chapters/02_4_risk_kl_misspecification.md, eq. label ``mle-gauss-kl``.
 
     Parameters
     ----------
@@ -598,3 +614,239 @@ def gaussian_kl(mean0, cov0, mean1, cov1):
     log_det1 = 2.0 * np.sum(np.log(np.diag(L1)))
     kl = 0.5 * (np.sum(M**2) + np.sum(z**2) - d + log_det1 - log_det0)
     return float(max(kl, 0.0))  # rounding can give -1e-16 for equal Gaussians
+
+
+# ------------------------------------------------ conjugate priors (MAP) --
+
+def _check_beta_parameters(a, b):
+    return check_positive_scalar(a, "a"), check_positive_scalar(b, "b")
+
+
+def _check_concentration(alpha, name="alpha"):
+    if isinstance(alpha, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a positive number or an array of positive numbers, got a boolean.")
+    arr = check_data(alpha, name, ndim=1)
+    if np.any(arr <= 0):
+        raise ValueError(
+            f"{name} must hold positive concentrations (> 0), got a minimum of {arr.min():.3g}; "
+            "a Dirichlet prior needs every alpha_j > 0."
+        )
+    return arr
+
+
+def beta_bernoulli_posterior(x, a=1.0, b=1.0):
+    r"""Posterior of a Bernoulli parameter under a Beta prior (conjugacy).
+
+    With the prior :math:`\theta \sim \mathrm{Beta}(a, b)` and a sample with
+    :math:`n_1` ones and :math:`n_0` zeros,
+
+    .. math::
+
+        p(\theta \mid x_1, \dots, x_n) = \mathrm{Beta}(\theta \mid a + n_1,\; b + n_0):
+
+    the prior parameters act as pseudo-counts of ones and zeros.
+
+    Book: chapters/02_1_map_bayesian.md, eq. label ``mle-beta-posterior``.
+
+    Parameters
+    ----------
+    x : array-like of shape (n_samples,)
+        Outcomes coded 0 and 1 (may be empty).
+    a, b : float, default 1
+        Prior parameters, both > 0 (``a = b = 1`` is the uniform prior).
+
+    Returns
+    -------
+    a_post, b_post : float
+        The posterior's parameters :math:`(a + n_1, b + n_0)`.
+    """
+    a, b = _check_beta_parameters(a, b)
+    arr = np.asarray(x)
+    if arr.ndim == 1 and arr.shape[0] == 0:
+        return a, b
+    arr = _check_binary(x)
+    n1 = float(arr.sum())
+    return a + n1, b + (arr.shape[0] - n1)
+
+
+def beta_mean(a, b):
+    r"""Mean of :math:`\mathrm{Beta}(a, b)`: :math:`a / (a + b)`.
+
+    Applied to the posterior :math:`(a + n_1, b + n_0)` it is the posterior
+    mean :math:`(n_1 + a) / (n + a + b)`.
+
+    Book: chapters/02_1_map_bayesian.md, eq. label ``mle-beta-mean``.
+    """
+    a, b = _check_beta_parameters(a, b)
+    return a / (a + b)
+
+
+def beta_mode(a, b):
+    r"""Mode of :math:`\mathrm{Beta}(a, b)`, the maximiser of its density on :math:`[0, 1]`.
+
+    .. math::
+
+        \operatorname*{arg\,max}_\theta \mathrm{Beta}(\theta \mid a, b) = \frac{a - 1}{a + b - 2}
+        \qquad (a, b \ge 1,\ a + b > 2).
+
+    Applied to the posterior it is the MAP estimate
+    :math:`(n_1 + a - 1) / (n + a + b - 2)`; with ``a = 1`` (or ``b = 1``) the
+    maximum is at the endpoint 0 (or 1), which the formula also gives.
+
+    Book: chapters/02_1_map_bayesian.md, eq. label ``mle-beta-mode``.
+
+    Raises
+    ------
+    ValueError
+        If ``a < 1`` or ``b < 1`` (the density is unbounded at an endpoint,
+        so it has no maximum) or ``a = b = 1`` (the uniform density: every
+        point is a maximiser).
+    """
+    a, b = _check_beta_parameters(a, b)
+    if a < 1 or b < 1:
+        raise ValueError(
+            f"Beta({a:g}, {b:g}) has an unbounded density at 0 or 1, so it has no mode; "
+            "the formula (a - 1) / (a + b - 2) needs a >= 1 and b >= 1."
+        )
+    if a == 1 and b == 1:
+        raise ValueError("Beta(1, 1) is uniform on [0, 1]: every point is a mode, so there is no unique one.")
+    return (a - 1.0) / (a + b - 2.0)
+
+
+def beta_bernoulli_predictive(a, b):
+    r"""Posterior predictive probability that the next outcome is a 1.
+
+    .. math::
+
+        p(x_{n+1} = 1 \mid x_1, \dots, x_n) = \int_0^1 \theta\, p(\theta \mid x_1, \dots, x_n)\, d\theta
+        = \frac{a}{a + b},
+
+    for the posterior :math:`\mathrm{Beta}(a, b)`: the posterior mean (pass
+    the output of :func:`beta_bernoulli_posterior`).  With the uniform prior
+    it is Laplace's rule of succession :math:`(n_1 + 1) / (n + 2)`.
+
+    Book: chapters/02_1_map_bayesian.md, eq. label ``mle-beta-predictive``.
+    """
+    return beta_mean(a, b)
+
+
+def dirichlet_categorical_posterior(counts, alpha=1.0):
+    r"""Posterior of a categorical distribution under a Dirichlet prior (conjugacy).
+
+    With the prior :math:`\theta \sim \mathrm{Dir}(\alpha_1, \dots, \alpha_V)`
+    and counts :math:`n_j`,
+
+    .. math::
+
+        p(\theta \mid \text{data}) = \mathrm{Dir}(\theta \mid \alpha_1 + n_1, \dots, \alpha_V + n_V).
+
+    Book: chapters/02_1_map_bayesian.md, eq. label ``mle-dirichlet-posterior``.
+
+    Parameters
+    ----------
+    counts : array-like of shape (V,)
+        Non-negative counts :math:`n_j` (use :func:`token_counts` for tokens).
+    alpha : float or array-like of shape (V,), default 1
+        Prior concentrations, all > 0; a single number is the symmetric
+        prior :math:`\mathrm{Dir}(\alpha, \dots, \alpha)`.
+
+    Returns
+    -------
+    ndarray of shape (V,)
+        The posterior concentrations :math:`\alpha_j + n_j`.
+    """
+    counts = _check_counts(counts)
+    if np.ndim(alpha) == 0:
+        alpha = np.full(counts.shape[0], check_positive_scalar(alpha, "alpha"))
+    alpha = _check_concentration(alpha)
+    if alpha.shape != counts.shape:
+        raise ValueError(f"alpha has {alpha.shape[0]} entries but counts has {counts.shape[0]}; they must match.")
+    return alpha + counts
+
+
+def dirichlet_mean(alpha):
+    r"""Mean of :math:`\mathrm{Dir}(\alpha)`: :math:`\alpha_j / \sum_k \alpha_k`.
+
+    For the posterior of a symmetric prior, :math:`(n_j + \alpha) / (N + \alpha V)`:
+    additive smoothing (eq. ``mle-categorical-smoothed``).
+
+    Book: chapters/02_1_map_bayesian.md, eq. label ``mle-dirichlet-mean``.
+    """
+    alpha = _check_concentration(alpha)
+    return alpha / alpha.sum()
+
+
+def dirichlet_mode(alpha):
+    r"""Mode of :math:`\mathrm{Dir}(\alpha)`, the maximiser of its density on the simplex.
+
+    .. math::
+
+        \operatorname*{arg\,max}_\theta \mathrm{Dir}(\theta \mid \alpha)_j
+        = \frac{\alpha_j - 1}{\sum_k \alpha_k - V}
+        \qquad (\text{all } \alpha_j \ge 1,\ \text{not all } = 1).
+
+    Applied to the posterior it is the MAP estimate
+    :math:`(n_j + \alpha_j - 1) / (N + \sum_k \alpha_k - V)`.
+
+    Book: chapters/02_1_map_bayesian.md, eq. label ``mle-dirichlet-mode``.
+
+    Raises
+    ------
+    ValueError
+        If some :math:`\alpha_j < 1` (the density is unbounded on a face of
+        the simplex) or all :math:`\alpha_j = 1` (the uniform density).
+    """
+    alpha = _check_concentration(alpha)
+    if np.any(alpha < 1):
+        raise ValueError(
+            "some alpha_j < 1: the Dirichlet density is unbounded near theta_j = 0, so it has no mode; "
+            "the formula (alpha_j - 1) / (sum alpha - V) needs every alpha_j >= 1."
+        )
+    if np.all(alpha == 1):
+        raise ValueError("Dir(1, ..., 1) is uniform on the simplex: every point is a mode.")
+    return (alpha - 1.0) / (alpha.sum() - alpha.shape[0])
+
+
+def dirichlet_categorical_predictive(alpha):
+    r"""Posterior predictive distribution of the next outcome.
+
+    .. math::
+
+        p(x_{N+1} = j \mid \text{data}) = \mathbb E[\theta_j \mid \text{data}]
+        = \frac{\alpha_j}{\sum_k \alpha_k}
+
+    for the posterior :math:`\mathrm{Dir}(\alpha)` (pass the output of
+    :func:`dirichlet_categorical_posterior`).
+
+    Book: chapters/02_1_map_bayesian.md, eq. label ``mle-dirichlet-predictive``.
+    """
+    return dirichlet_mean(alpha)
+
+
+def gaussian_log_prior(w, l2):
+    r"""Log-density of the isotropic Gaussian prior :math:`w \sim \mathcal N(0, \lambda^{-1} I)`.
+
+    .. math::
+
+        \ln p(w) = \frac d2 \ln\frac{\lambda}{2\pi} - \frac\lambda2 \lVert w \rVert^2 :
+
+    up to a constant that does not depend on :math:`w`, minus the
+    :math:`\ell_2` penalty :math:`\tfrac\lambda2\lVert w\rVert^2`, so the
+    penalised fit with ``l2 = lambda`` is the MAP estimate under this prior.
+
+    Book: chapters/02_1_map_bayesian.md, eq. label ``mle-gauss-prior-l2``.
+
+    Parameters
+    ----------
+    w : array-like of shape (d,)
+    l2 : float
+        The precision :math:`\lambda > 0` (``LogisticRegression(l2=...)``).
+
+    Returns
+    -------
+    float
+    """
+    w = check_data(w, "w", ndim=1)
+    lam = check_positive_scalar(l2, "l2")
+    d = w.shape[0]
+    return float(0.5 * d * np.log(lam / (2.0 * np.pi)) - 0.5 * lam * np.sum(w**2))

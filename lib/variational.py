@@ -34,7 +34,15 @@ Three layers, from general to specific.
    :math:`W`), :math:`\sigma^2` is ``noise_variance``, the mean-field
    parameter :math:`\lambda_{im} = q(z_{im} = 1)` is ``lam[i, m]``.
 
-Book: chapters/05_elbo_variational_em.md.
+4. **Continuous mean field.**  :func:`cavi_gaussian` runs coordinate-ascent
+   variational inference (CAVI) for a Gaussian target
+   :math:`\mathcal N(\mu, \Sigma)` with a factorised Gaussian :math:`q`;
+   :func:`kl_diag_to_gaussian` and :func:`kl_gaussian_to_diag` give both
+   Kullback-Leibler divergences in closed form.
+
+Book: chapters/05_elbo_variational_em.md (the ELBO, hard EM),
+chapters/05_1_variational_em.md (variational EM) and
+chapters/05_2_cavi_gaussian.md (CAVI).
 """
 
 from typing import NamedTuple
@@ -83,6 +91,15 @@ __all__ = [
     "FactorialMixture",
     "exact_em",
     "variational_em",
+    # continuous mean field (CAVI) for a Gaussian target
+    "gaussian_precision",
+    "cavi_gaussian_update",
+    "cavi_gaussian",
+    "CAVIResult",
+    "gaussian_elbo_diag",
+    "kl_diag_to_gaussian",
+    "kl_gaussian_to_diag",
+    "moment_match_diag",
 ]
 
 _LOG_2PI = np.log(2.0 * np.pi)
@@ -404,7 +421,7 @@ def sample(params, n_samples, rng=None):
     :math:`z_{im} \sim \mathrm{Bernoulli}(\pi_m)`, then
     :math:`x_i = W^\top z_i + \sigma \varepsilon_i` with
     :math:`\varepsilon_i \sim \mathcal N(0, I_d)`.
-    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-model``.
+    Book: chapters/05_1_variational_em.md, eq. label ``vem-model``.
 
     Returns
     -------
@@ -428,7 +445,7 @@ def log_joint(X, params):
         \ln p(x_i, z) = \sum_{m=1}^M \bigl(z_m \ln \pi_m + (1 - z_m)\ln(1 - \pi_m)\bigr)
           + \ln \mathcal N\bigl(x_i \mid W^\top z, \sigma^2 I_d\bigr)
 
-    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-log-joint``.
+    Book: chapters/05_1_variational_em.md, eq. label ``vem-log-joint``.
 
     Returns
     -------
@@ -489,7 +506,7 @@ def mean_field_q(lam):
 
         q_i(z) = \prod_{m=1}^M \lambda_{im}^{z_m} (1 - \lambda_{im})^{1 - z_m}
 
-    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-mean-field``.
+    Book: chapters/05_1_variational_em.md, eq. label ``vem-mean-field``.
 
     Parameters
     ----------
@@ -525,7 +542,7 @@ def mean_field_update(X, params, lam, m):
 
     the exact maximiser of the ELBO over :math:`\lambda_{\cdot m}` with the
     other factors fixed, so the ELBO never decreases.
-    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-update``.
+    Book: chapters/05_1_variational_em.md, eq. label ``vem-update``.
 
     Parameters
     ----------
@@ -562,7 +579,7 @@ def mean_field_e_step(X, params, lam_init=None, n_sweeps=10, tol=0.0):
     Each sweep updates causes ``0, ..., M-1`` in turn with :func:`mean_field_update`
     (all points at once: their factors do not interact).  Every update is an
     exact coordinate maximisation, so the ELBO never decreases.
-    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-update``.
+    Book: chapters/05_1_variational_em.md, eq. label ``vem-update``.
 
     Parameters
     ----------
@@ -608,7 +625,7 @@ def mean_field_elbo(X, params, lam):
     with :math:`H_b(\lambda) = -\lambda\ln\lambda - (1-\lambda)\ln(1-\lambda)`.
     Costs :math:`O(nMd)` instead of the :math:`O(n 2^M d)` of
     ``elbo(log_joint(X, params), mean_field_q(lam))``, which it equals.
-    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-mf-elbo``.
+    Book: chapters/05_1_variational_em.md, eq. label ``vem-mf-elbo``.
 
     Returns
     -------
@@ -631,7 +648,7 @@ def exact_moments(post, n_causes):
         \mathbb E[z_i] = \sum_z q_i(z)\, z, \qquad
         \sum_i \mathbb E[z_i z_i^\top] = \sum_i \sum_z q_i(z)\, z z^\top
 
-    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-moments``.
+    Book: chapters/05_1_variational_em.md, eq. label ``vem-moments``.
 
     Parameters
     ----------
@@ -664,7 +681,7 @@ def mean_field_moments(lam):
           \lambda_{im} & m = l \end{cases}
 
     (:math:`z^2 = z` for a binary variable).
-    Book: chapters/05_elbo_variational_em.md, eq. label ``vem-moments``.
+    Book: chapters/05_1_variational_em.md, eq. label ``vem-moments``.
 
     Returns
     -------
@@ -696,7 +713,7 @@ def m_step(X, Ez, sum_Ezz, reg_variance=0.0):
     variational EM (:func:`mean_field_moments`).  When
     :math:`\sum_i \mathbb E[z_i z_i^\top]` is singular (a cause that is never
     on), the minimum-norm least-squares solution is used, which is still a
-    maximiser.  Book: chapters/05_elbo_variational_em.md, eq. label ``vem-m-step``.
+    maximiser.  Book: chapters/05_1_variational_em.md, eq. label ``vem-m-step``.
 
     Parameters
     ----------
@@ -747,7 +764,7 @@ class FactorialMixture(TransformerMixin, DensityMixin, BaseEstimator):
     states, or ``n_sweeps`` mean-field coordinate-ascent sweeps warm-started
     from the previous factors) and the closed-form :func:`m_step`.
 
-    Book: chapters/05_elbo_variational_em.md, eq. labels ``vem-model``,
+    Book: chapters/05_1_variational_em.md, eq. labels ``vem-model``,
     ``vem-update``, ``vem-m-step``.
 
     Parameters
@@ -918,3 +935,275 @@ def variational_em(X, n_causes, n_iter=100, n_sweeps=10, params_init=None, rando
     """Fit the factorial model by mean-field variational EM; returns the fitted :class:`FactorialMixture`."""
     return FactorialMixture(n_causes=n_causes, method="mean_field", n_iter=n_iter, n_sweeps=n_sweeps,
                             params_init=params_init, random_state=random_state, **kwargs).fit(X)
+
+
+# ===================================================== continuous mean field
+
+
+def _check_gaussian_target(mean, covariance):
+    """``mean`` (d,) and a symmetric positive definite ``covariance`` (d, d), with its Cholesky factor."""
+    mean = check_data(mean, "mean", ndim=1)
+    covariance = check_data(covariance, "covariance")
+    d = mean.shape[0]
+    if covariance.shape != (d, d):
+        raise ValueError(
+            f"covariance must have shape (d, d) = ({d}, {d}) to match mean of shape ({d},), "
+            f"got {covariance.shape}."
+        )
+    if not np.allclose(covariance, covariance.T, rtol=1e-10, atol=1e-12):
+        raise ValueError("covariance must be symmetric; symmetrise it with (S + S.T) / 2.")
+    try:
+        chol = linalg.cholesky(covariance, lower=True)
+    except linalg.LinAlgError:
+        raise ValueError(
+            "covariance must be positive definite (its Cholesky factorisation failed); "
+            "a correlation of exactly +-1 makes the Gaussian degenerate."
+        ) from None
+    return mean, covariance, chol
+
+
+def _check_diag_q(q_means, q_variances, d):
+    q_means = check_data(q_means, "q_means", ndim=1)
+    q_variances = check_data(q_variances, "q_variances", ndim=1)
+    if q_means.shape != (d,) or q_variances.shape != (d,):
+        raise ValueError(
+            f"q_means and q_variances must both have shape ({d},) like the target's mean, got "
+            f"{q_means.shape} and {q_variances.shape}."
+        )
+    if np.any(q_variances <= 0):
+        raise ValueError(f"q_variances must be positive, got a minimum of {q_variances.min():.3g}.")
+    return q_means, q_variances
+
+
+def gaussian_precision(covariance):
+    r"""Precision matrix :math:`\Lambda = \Sigma^{-1}`, by Cholesky solves (no explicit inverse).
+
+    Book: chapters/05_2_cavi_gaussian.md, eq. label ``vem-cavi-update``.
+
+    Parameters
+    ----------
+    covariance : array-like of shape (d, d), symmetric positive definite
+
+    Returns
+    -------
+    ndarray of shape (d, d)
+    """
+    covariance = check_data(covariance, "covariance")
+    _, _, chol = _check_gaussian_target(np.zeros(covariance.shape[0]), covariance)
+    precision = linalg.cho_solve((chol, True), np.eye(chol.shape[0]))
+    return (precision + precision.T) / 2
+
+
+def cavi_gaussian_update(q_means, j, mean, precision):
+    r"""One CAVI update of the factor :math:`q_j` for a Gaussian target :math:`\mathcal N(\mu, \Sigma)`.
+
+    With :math:`\Lambda = \Sigma^{-1}` and the other factors' means :math:`m_k`,
+
+    .. math::
+
+        q_j^*(z_j) = \mathcal N\Bigl(z_j \Bigm| \mu_j - \Lambda_{jj}^{-1}
+            \sum_{k \ne j} \Lambda_{jk} (m_k - \mu_k),\ \Lambda_{jj}^{-1}\Bigr).
+
+    The old mean :math:`m_j` of the factor being updated is not used.
+    Book: chapters/05_2_cavi_gaussian.md, eq. label ``vem-cavi-update``.
+
+    Parameters
+    ----------
+    q_means : array-like of shape (d,)
+        Current means :math:`m` of all factors.
+    j : int
+        The coordinate to update.
+    mean : array-like of shape (d,)
+        :math:`\mu`.
+    precision : array-like of shape (d, d)
+        :math:`\Lambda`, symmetric with a positive diagonal.
+
+    Returns
+    -------
+    (float, float)
+        The new mean :math:`m_j` and the variance :math:`1 / \Lambda_{jj}` of :math:`q_j`.
+    """
+    mean = check_data(mean, "mean", ndim=1)
+    d = mean.shape[0]
+    q_means = check_data(q_means, "q_means", ndim=1)
+    precision = check_data(precision, "precision")
+    if q_means.shape != (d,) or precision.shape != (d, d):
+        raise ValueError(
+            f"q_means must have shape ({d},) and precision ({d}, {d}) to match mean, got "
+            f"{q_means.shape} and {precision.shape}."
+        )
+    if isinstance(j, (bool, np.bool_)) or not isinstance(j, (int, np.integer)) or not 0 <= j < d:
+        raise ValueError(f"j must be an integer coordinate in 0..{d - 1}, got {j!r}.")
+    if precision[j, j] <= 0:
+        raise ValueError("the precision matrix must have a positive diagonal.")
+    others = np.delete(np.arange(d), j)
+    shift = precision[j, others] @ (q_means[others] - mean[others])
+    return float(mean[j] - shift / precision[j, j]), float(1.0 / precision[j, j])
+
+
+def gaussian_elbo_diag(q_means, q_variances, mean, covariance):
+    r"""ELBO of a factorised Gaussian :math:`q = \prod_j \mathcal N(m_j, v_j)` for the target :math:`\mathcal N(\mu, \Sigma)`.
+
+    .. math::
+
+        \mathcal L(q) = \mathbb E_q[\ln \mathcal N(z \mid \mu, \Sigma)] + H(q)
+        = -\tfrac d2 \ln 2\pi - \tfrac12 \ln\det\Sigma
+          - \tfrac12 \Bigl(\sum_j \Lambda_{jj} v_j + (m - \mu)^\top \Lambda (m - \mu)\Bigr)
+          + \sum_j \tfrac12 \ln(2\pi e\, v_j).
+
+    The target is normalised, so :math:`\ln p = 0` and the ELBO equals
+    :math:`-\mathrm{KL}(q \,\|\, p)`; it is computed here from the line above,
+    not from :func:`kl_diag_to_gaussian`.
+    Book: chapters/05_2_cavi_gaussian.md, eq. label ``vem-cavi-elbo``.
+
+    Returns
+    -------
+    float
+    """
+    mean, covariance, chol = _check_gaussian_target(mean, covariance)
+    q_means, q_variances = _check_diag_q(q_means, q_variances, mean.shape[0])
+    d = mean.shape[0]
+    precision = linalg.cho_solve((chol, True), np.eye(d))
+    diff = q_means - mean
+    white = linalg.solve_triangular(chol, diff, lower=True)  # (m - mu)^T Lambda (m - mu) = |L^-1 diff|^2
+    log_det = 2.0 * np.sum(np.log(np.diag(chol)))
+    expected_log_p = -0.5 * (d * _LOG_2PI + log_det + np.diag(precision) @ q_variances + white @ white)
+    entropy = 0.5 * np.sum(_LOG_2PI + 1.0 + np.log(q_variances))
+    return float(expected_log_p + entropy)
+
+
+def kl_diag_to_gaussian(q_means, q_variances, mean, covariance):
+    r"""Closed-form :math:`\mathrm{KL}(q \,\|\, p)` for :math:`q = \prod_j \mathcal N(m_j, v_j)`, :math:`p = \mathcal N(\mu, \Sigma)`.
+
+    .. math::
+
+        \mathrm{KL}(q \,\|\, p) = \tfrac12 \Bigl(\sum_j \Lambda_{jj} v_j
+          + (\mu - m)^\top \Lambda (\mu - m) - d + \ln\det\Sigma - \sum_j \ln v_j\Bigr).
+
+    Book: chapters/05_2_cavi_gaussian.md, eq. label ``vem-kl-qp``.
+
+    Returns
+    -------
+    float
+    """
+    mean, covariance, chol = _check_gaussian_target(mean, covariance)
+    q_means, q_variances = _check_diag_q(q_means, q_variances, mean.shape[0])
+    d = mean.shape[0]
+    precision = linalg.cho_solve((chol, True), np.eye(d))
+    white = linalg.solve_triangular(chol, mean - q_means, lower=True)
+    log_det = 2.0 * np.sum(np.log(np.diag(chol)))
+    return float(0.5 * (np.diag(precision) @ q_variances + white @ white - d + log_det
+                        - np.sum(np.log(q_variances))))
+
+
+def kl_gaussian_to_diag(mean, covariance, q_means, q_variances):
+    r"""Closed-form :math:`\mathrm{KL}(p \,\|\, q)` for :math:`p = \mathcal N(\mu, \Sigma)`, :math:`q = \prod_j \mathcal N(m_j, v_j)`.
+
+    .. math::
+
+        \mathrm{KL}(p \,\|\, q) = \tfrac12 \Bigl(\sum_j \frac{\Sigma_{jj} + (\mu_j - m_j)^2}{v_j}
+          - d + \sum_j \ln v_j - \ln\det\Sigma\Bigr).
+
+    Book: chapters/05_2_cavi_gaussian.md, eq. label ``vem-kl-pq``.
+
+    Returns
+    -------
+    float
+    """
+    mean, covariance, chol = _check_gaussian_target(mean, covariance)
+    q_means, q_variances = _check_diag_q(q_means, q_variances, mean.shape[0])
+    d = mean.shape[0]
+    log_det = 2.0 * np.sum(np.log(np.diag(chol)))
+    ratio = (np.diag(covariance) + (mean - q_means) ** 2) / q_variances
+    return float(0.5 * (np.sum(ratio) - d + np.sum(np.log(q_variances)) - log_det))
+
+
+def moment_match_diag(mean, covariance):
+    r"""The factorised Gaussian that minimises :math:`\mathrm{KL}(p \,\|\, q)`: the true marginals.
+
+    :math:`q_j = \mathcal N(\mu_j, \Sigma_{jj})`.
+    Book: chapters/05_2_cavi_gaussian.md, eq. label ``vem-kl-pq``.
+
+    Returns
+    -------
+    (ndarray of shape (d,), ndarray of shape (d,))
+        Means and variances of the factors.
+    """
+    mean, covariance, _ = _check_gaussian_target(mean, covariance)
+    return mean.copy(), np.diag(covariance).copy()
+
+
+class CAVIResult(NamedTuple):
+    r"""Output of :func:`cavi_gaussian`.
+
+    Attributes
+    ----------
+    means : ndarray of shape (d,)
+        Final means :math:`m_j` of the factors.
+    variances : ndarray of shape (d,)
+        Their variances :math:`1 / \Lambda_{jj}`.
+    mean_trace : ndarray of shape (n_updates + 1, d)
+        The vector of means before any update, then after every single-coordinate update.
+    elbo_trace : ndarray of shape (n_updates + 1,)
+        The ELBO at each row of ``mean_trace``; the first row uses the initial variances.
+    n_sweeps : int
+        Sweeps run (one sweep updates every coordinate once, in order).
+    """
+
+    means: np.ndarray
+    variances: np.ndarray
+    mean_trace: np.ndarray
+    elbo_trace: np.ndarray
+    n_sweeps: int
+
+
+def cavi_gaussian(mean, covariance, q_means_init=None, q_variances_init=None, n_sweeps=50, tol=0.0):
+    r"""Coordinate-ascent variational inference (CAVI) for :math:`\mathcal N(\mu, \Sigma)` with a factorised :math:`q`.
+
+    Each sweep applies :func:`cavi_gaussian_update` to the coordinates
+    :math:`j = 0, \dots, d - 1` in turn, each time using the other factors'
+    newest means.  Every update maximises the ELBO over :math:`q_j` exactly,
+    so ``elbo_trace`` never decreases.  The fixed point is
+    :math:`m = \mu`, :math:`v_j = 1 / \Lambda_{jj}`.
+    Book: chapters/05_2_cavi_gaussian.md, eq. labels ``vem-cavi-update`` and ``vem-cavi-fixed-point``.
+
+    Parameters
+    ----------
+    mean : array-like of shape (d,)
+    covariance : array-like of shape (d, d), symmetric positive definite
+    q_means_init : array-like of shape (d,), optional
+        Starting means (default: zeros).
+    q_variances_init : array-like of shape (d,), optional
+        Starting variances, used only for the first entry of ``elbo_trace``
+        (default: ones).  The first update of each factor replaces its variance.
+    n_sweeps : int
+        Maximum number of sweeps.
+    tol : float
+        Stop after the first sweep whose largest change of a mean is at most ``tol``;
+        0 runs all sweeps.
+
+    Returns
+    -------
+    CAVIResult
+    """
+    mean, covariance, chol = _check_gaussian_target(mean, covariance)
+    d = mean.shape[0]
+    n_sweeps = check_positive_int(n_sweeps, "n_sweeps")
+    tol = check_positive_scalar(tol, "tol", allow_zero=True)
+    m = np.zeros(d) if q_means_init is None else check_data(q_means_init, "q_means_init", ndim=1).copy()
+    v = np.ones(d) if q_variances_init is None else check_data(q_variances_init, "q_variances_init", ndim=1).copy()
+    _check_diag_q(m, v, d)
+    precision = linalg.cho_solve((chol, True), np.eye(d))
+    precision = (precision + precision.T) / 2
+    trace, elbos = [m.copy()], [gaussian_elbo_diag(m, v, mean, covariance)]
+    sweeps = 0
+    for _ in range(n_sweeps):
+        before = m.copy()
+        for j in range(d):
+            m[j], v[j] = cavi_gaussian_update(m, j, mean, precision)
+            trace.append(m.copy())
+            elbos.append(gaussian_elbo_diag(m, v, mean, covariance))
+        sweeps += 1
+        if tol > 0 and np.max(np.abs(m - before)) <= tol:
+            break
+    return CAVIResult(m, v, np.array(trace), np.array(elbos), sweeps)

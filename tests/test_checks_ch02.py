@@ -174,7 +174,8 @@ def test_kl_value_right_answer():
 @pytest.mark.parametrize(
     "key, fragment",
     [("reverse", "other direction"), ("no_half", "-1/2"), ("std_as_var", "variance"),
-     ("log_var_ratio", "ln(sigma_1 / sigma_0)"), ("bits", "bits"), ("no_mean_term", "mean term")],
+     ("log_var_ratio", "ln(sigma_1 / sigma_0)"), ("bits", "bits"), ("no_mean_term", "mean term"),
+     ("log_sign", "wrong sign"), ("no_half_quadratic", "lost its 1/2"), ("twice", "twice")],
 )
 def test_kl_value_typical_mistakes(key, fragment):
     _, wrong = ch02._kl_reference()
@@ -298,3 +299,56 @@ def test_experiment_wrong_types():
     failed_with(ch02.variance_mse_experiment(lambda *a: experiment(*a).T), "transposed")
     failed_with(ch02.variance_mse_experiment(lambda *a: experiment(*a)[:, :2]), "shape")
     failed_with(ch02.variance_mse_experiment(lambda *a: np.full((5, 3), np.nan)), "nan")
+
+
+# ------------------------------------------ ex-bernoulli-log-likelihood --
+
+def _right_ll(x, theta):
+    from scipy.special import xlogy
+    n1 = float(np.sum(x))
+    return float(xlogy(n1, theta) + xlogy(len(x) - n1, 1 - theta))
+
+
+def test_bernoulli_log_likelihood_right_answers():
+    assert ch02.bernoulli_log_likelihood(_right_ll)
+    assert ch02.bernoulli_log_likelihood(lambda x, t: lib.mle.bernoulli_log_likelihood(x, t))
+
+
+def _product_then_log(x, theta):
+    return float(np.log(np.prod(np.where(x == 1, theta, 1 - theta))))
+
+
+def _naive(x, theta):
+    return float(np.sum(x * np.log(theta) + (1 - x) * np.log(1 - theta)))
+
+
+def _naive_where(x, theta):   # gives up at the endpoints: -inf even where the likelihood is 1
+    if theta in (0.0, 1.0):
+        return -np.inf
+    return _right_ll(x, theta)
+
+
+@pytest.mark.parametrize(
+    "wrong, fragments",
+    [
+        (_product_then_log, ["underflow", "sum the logs"]),
+        (_naive, ["nan", "0 * log(0)"]),
+        (_naive_where, ["0 ln 0 = 0"]),
+        (lambda x, t: _right_ll(x, t) / len(x), ["average"]),
+        (lambda x, t: _right_ll(x, t) / np.log(10), ["natural logarithm", "log10"]),
+        (lambda x, t: _right_ll(x, t) / np.log(2), ["natural logarithm", "log2"]),
+        (lambda x, t: _right_ll(x, 1 - t), ["swapped"]),
+        (lambda x, t: float(np.sum(x) * np.log(t)), ["zeros are missing"]),
+        (lambda x, t: -_right_ll(x, t), ["sign"]),
+        (lambda x, t: np.where(x == 1, np.log(t), np.log(1 - t)), ["one term per observation"]),
+        (lambda x, t: _right_ll(x, t) - 0.5, ["wrong log-likelihood", "theta = 0"]),
+    ],
+)
+def test_bernoulli_log_likelihood_typical_slips(wrong, fragments):
+    failed_with(ch02.bernoulli_log_likelihood(wrong), *fragments)
+
+
+def test_bernoulli_log_likelihood_minus_inf_only_with_a_one_at_zero():
+    def finite_everywhere(x, theta):
+        return max(_right_ll(x, theta), -1e6)
+    failed_with(ch02.bernoulli_log_likelihood(finite_everywhere), "probability 0", "-inf")

@@ -193,6 +193,34 @@ def test_gda_posterior_names_mistakes_in_the_gaussian(mistake, fragments):
     assert_fails(lib.checks.gda_posterior(wrong), *fragments)
 
 
+def test_gda_posterior_names_the_sign_of_the_log_determinant():
+    def plus_logdet(X, priors, means, covs):
+        K = len(priors)
+        logdet = np.array([np.linalg.slogdet(c)[1] for c in covs])
+        q = np.column_stack(
+            [np.einsum("ij,jk,ik->i", X - means[k], np.linalg.inv(covs[k]), X - means[k]) for k in range(K)]
+        )
+        joint = np.log(priors) + 0.5 * logdet - 0.5 * q
+        return np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+
+    assert_fails(lib.checks.gda_posterior(plus_logdet), "wrong sign", "-1/2 ln det")
+
+
+def test_gda_posterior_names_a_variance_used_as_a_standard_deviation():
+    from scipy.stats import norm
+
+    def var_as_sd(X, priors, means, covs):
+        K, d = len(priors), X.shape[1]
+        if d > 1:
+            return _posterior(X, priors, means, covs)
+        joint = np.log(priors) + np.column_stack(
+            [norm.logpdf(X[:, 0], means[k, 0], covs[k, 0, 0]) for k in range(K)]
+        )
+        return np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+
+    assert_fails(lib.checks.gda_posterior(var_as_sd), "standard deviation", "square root")
+
+
 def test_gda_posterior_accepts_lists():
     assert lib.checks.gda_posterior(lambda *a: _posterior(*a).tolist()).passed
 

@@ -201,7 +201,26 @@ def test_hard_em_step_names_the_mistake():
 
     assert_fails(checks.hard_em_step(soft), "soft EM step")
     assert_fails(checks.hard_em_step(no_weights), "mixing weights")
-    assert_fails(checks.hard_em_step(unbiased_cov), "covariances are not")
+    assert_fails(checks.hard_em_step(unbiased_cov), "n_k - 1")
+
+    def cov_over_n(X, w, mu, cov):
+        new_w, new_mu, new_cov = hard_right(X, w, mu, cov)
+        return new_w, new_mu, new_cov * new_w[:, None, None]
+
+    def cov_old_means(X, w, mu, cov):
+        new_w, new_mu, _ = hard_right(X, w, mu, cov)
+        resp = V.hard_e_step(V.gmm_log_joint(X, w, mu, cov))
+        covs = np.stack([(resp[:, k, None] * (X - mu[k])).T @ (X - mu[k]) / resp[:, k].sum()
+                         for k in range(len(w))])
+        return new_w, new_mu, covs
+
+    def cov_off(X, w, mu, cov):
+        new_w, new_mu, new_cov = hard_right(X, w, mu, cov)
+        return new_w, new_mu, new_cov * 1.1
+
+    assert_fails(checks.hard_em_step(cov_over_n), "divide by n, the total")
+    assert_fails(checks.hard_em_step(cov_old_means), "old means")
+    assert_fails(checks.hard_em_step(cov_off), "covariances are not")
     assert_fails(checks.hard_em_step(lambda X, w, mu, cov: hard_right(X, w, mu, cov)[:2]), "tuple")
 
     def counts(X, w, mu, cov):

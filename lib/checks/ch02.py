@@ -14,6 +14,7 @@ from ._core import Failure, NotImplementedYet, call, check, digest, expect_array
 
 __all__ = [
     "bernoulli_mle",
+    "bernoulli_log_likelihood",
     "smoothed_categorical_mle",
     "spherical_gaussian_mle",
     "gaussian_kl_value",
@@ -69,6 +70,66 @@ def bernoulli_mle(student_fn):
         raise Failure(
             f"wrong estimate on a sample of size {n}. Set the derivative of the log-likelihood "
             "to zero again, and check the samples made only of zeros or only of ones."
+        )
+
+
+# ------------------------------------------ ex-bernoulli-log-likelihood --
+
+def _log_likelihood_cases(rng):
+    yield (rng.random(20) < 0.3).astype(int), 0.3        # generic
+    yield (rng.random(2000) < 0.4).astype(int), 0.45     # the product underflows to 0
+    yield np.zeros(7, dtype=int), 0.0                     # 0 ln 0 = 0: likelihood 1
+    yield np.ones(5, dtype=int), 1.0
+    yield np.array([0, 1, 0, 0]), 0.0                     # a one under theta = 0: -inf
+    yield np.array([1, 1, 0, 1, 0, 1, 1]), 0.8
+
+
+@check("ex-bernoulli-log-likelihood",
+       "matches the log-likelihood on 6 samples (n from 4 to 2000), including theta = 0 and theta = 1.")
+def bernoulli_log_likelihood(student_fn):
+    rng = np.random.default_rng(6)
+    for x, theta in _log_likelihood_cases(rng):
+        n, n1 = x.shape[0], int(x.sum())
+        n0 = n - n1
+        out = call(student_fn, x, theta, name="bernoulli_log_likelihood")
+        if not isinstance(out, (str, bytes)) and np.ndim(out) == 1 and np.shape(out)[0] == n and n > 1:
+            raise Failure("you returned one term per observation: the log-likelihood is their sum, one number.")
+        got = expect_scalar(out, "the log-likelihood", name="bernoulli_log_likelihood")
+        want = mle.bernoulli_log_likelihood(x, theta)
+        if got == want or (np.isfinite(want) and np.isclose(got, want, rtol=1e-9, atol=1e-9)):
+            continue
+        if np.isfinite(want) and got == -np.inf and 0 < theta < 1:
+            raise Failure(
+                f"your value is -inf on a sample of {n} flips with theta strictly between 0 and 1: the product "
+                "of the probabilities underflowed to 0 before the log. Sum the logs instead of taking the "
+                "log of a product."
+            )
+        if want == 0.0 and got == -np.inf:
+            raise Failure(
+                "with theta = 0 and no ones (or theta = 1 and no zeros) every flip has probability 1, so the "
+                "log-likelihood is 0: use the convention 0 ln 0 = 0 (scipy.special.xlogy does)."
+            )
+        if want == -np.inf:
+            raise Failure(
+                "a sample that contains a one has probability 0 under theta = 0, so its log-likelihood is -inf."
+            )
+        slips = [
+            (want / n, "that is the average per observation; the log-likelihood is the sum over the sample."),
+            (want / np.log(10), "use the natural logarithm (np.log), not log10."),
+            (want / np.log(2), "use the natural logarithm (np.log), not log2."),
+            (n1 * np.log(1 - theta) + n0 * np.log(theta) if 0 < theta < 1 else None,
+             "theta and 1 - theta are swapped: theta is the probability of a 1, so the ones get ln(theta)."),
+            (n1 * np.log(theta) if theta > 0 else None,
+             "the zeros are missing: each 0 contributes ln(1 - theta), the (1 - x_i) ln(1 - theta) term."),
+            (-want, "the sign is wrong: a log-likelihood of discrete data is a sum of logs of probabilities, "
+                    "so it is at most 0."),
+        ]
+        for value, message in slips:
+            if value is not None and np.isfinite(value) and not np.isclose(value, want) and np.isclose(got, value):
+                raise Failure(message)
+        raise Failure(
+            f"wrong log-likelihood on a sample of {n} flips with theta = {theta}. Write it as "
+            "sum_i [x_i ln(theta) + (1 - x_i) ln(1 - theta)] and check the cases theta = 0 and theta = 1."
         )
 
 
@@ -228,6 +289,18 @@ _KL_MISTAKES = {
     "163823e12945d3f6": (
         "you left out the mean term: E_p[(x - mu_1)^2] = sigma_0^2 + (mu_0 - mu_1)^2, and here the means differ."
     ),
+    "c078a9a2045f6d47": (
+        "the log term has the wrong sign: ln p(x) - ln q(x) contributes +ln(sigma_1 / sigma_0), i.e. "
+        "+1/2 ln(sigma_1^2 / sigma_0^2) (in d dimensions +1/2 ln det Sigma_1 - 1/2 ln det Sigma_0)."
+    ),
+    "4017bf5e6996ff06": (
+        "that is ln(sigma_1 / sigma_0) alone: the quadratic term E_p[(x - mu_1)^2] / (2 sigma_1^2) has lost "
+        "its 1/2 (then it cancels the -1/2 here) or is missing."
+    ),
+    "a8bb335c7c030c2e": (
+        "that is twice the divergence: a missing 1/2 in front of the bracket "
+        "[tr + quadratic form - d + ln det ratio]."
+    ),
 }
 
 
@@ -240,11 +313,11 @@ def gaussian_kl_value(answer):
     value = expect_scalar(answer, "KL(p || q)", name="your answer")
     if matches_digest(value, _KL_DIGEST, _KL_DECIMALS):
         return
-    if value < 0:
-        raise Failure("a KL divergence is never negative (Gibbs' inequality): check the signs.")
     for key, message in _KL_MISTAKES.items():
         if matches_digest(value, key, _KL_DECIMALS):
             raise Failure(message)
+    if value < 0:
+        raise Failure("a KL divergence is never negative (Gibbs' inequality): check the signs.")
     if round(value, 2) == value and digest(value, 2) == _KL_DIGEST_2DP:
         raise Failure("give the value to at least 4 decimals (e.g. compute it with np.log), not rounded to 2.")
     raise Failure(
@@ -263,6 +336,9 @@ def _kl_reference():
         "log_var_ratio": np.log(4.0) + 2 / 8 - 0.5,
         "bits": right / np.log(2),
         "no_mean_term": mle.gaussian_kl([0.0], 1.0, [0.0], 4.0),
+        "log_sign": -np.log(2.0) + 2 / 8 - 0.5,
+        "no_half_quadratic": np.log(2.0) + 2 / 4 - 0.5,
+        "twice": 2 * right,
     }
     return right, wrong
 

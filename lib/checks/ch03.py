@@ -160,8 +160,8 @@ def gda_mle(student_fn):
 
 @check(
     "ex-gda-posterior",
-    "posterior probabilities match Bayes' rule on 4 inputs (equal and unequal priors, 2 and 3 classes), "
-    "including points so far from every mean that all densities underflow to 0.",
+    "posterior probabilities match Bayes' rule on 5 inputs (equal and unequal priors, 2 and 3 classes, "
+    "1 to 3 features), including points so far from every mean that all densities underflow to 0.",
 )
 def gda_posterior(student_fn):
     rng = np.random.default_rng(302)
@@ -170,6 +170,7 @@ def gda_posterior(student_fn):
         (np.array([0.7, 0.2, 0.1]), 2, 1.0),
         (np.array([0.15, 0.85]), 3, 1.0),
         (np.array([0.3, 0.3, 0.4]), 2, 60.0),
+        (np.array([0.4, 0.6]), 1, 1.0),  # one feature: variances and standard deviations differ visibly
     ]
     for priors, d, spread in cases:
         K = priors.shape[0]
@@ -229,6 +230,19 @@ def gda_posterior(student_fn):
                 "the quadratic form is missing its factor 1/2: ln N(x | mu, Sigma) contains "
                 "-1/2 (x - mu)^T Sigma^{-1} (x - mu)."
             )
+        if _close(got, _normalise(log_pi + 0.5 * logdet - 0.5 * quad), rtol=1e-6, atol=1e-8):
+            raise Failure(
+                "the log-determinant term has the wrong sign: ln N(x | mu, Sigma) contains -1/2 ln det Sigma "
+                "(the density's normalising constant divides by det(Sigma)^{1/2})."
+            )
+        if d == 1:
+            var = covs[:, 0, 0]
+            as_sd = np.column_stack([norm.logpdf(X[:, 0], means[k, 0], var[k]) for k in range(K)])
+            if _close(got, _normalise(log_pi + as_sd), rtol=1e-6, atol=1e-8):
+                raise Failure(
+                    "with one feature you passed the variance Sigma_k where a standard deviation is expected "
+                    "(scipy.stats.norm's scale is the standard deviation, the square root of the variance)."
+                )
         with_cov = np.column_stack([np.sum((X - m) * ((X - m) @ c), axis=1) for m, c in zip(means, covs)])
         if _close(got, _normalise(log_pi - 0.5 * logdet - 0.5 * with_cov), rtol=1e-6, atol=1e-8):
             raise Failure(
@@ -380,8 +394,8 @@ def naive_bayes_vs_lda(student_fn):
         if abs(acc_lda - lda_inf) > 0.03:
             raise Failure(
                 f"with rho = {rho} the LDA accuracy is far from its large-sample value; check the class means "
-                "(0, 0) and (1, 0), the shared covariance [[1, rho], [rho, 1]], equal priors and a test set of "
-                "at least 10000 points."
+                "(0, 0) and (1, 0), the shared covariance [[1, rho], [rho, 1]], equal priors and the 20000 "
+                "test points of the statement."
             )
         if abs(acc_nb - nb_inf) > 0.03:
             raise Failure(

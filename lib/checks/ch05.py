@@ -306,9 +306,23 @@ def hard_em_step(student_fn):
             raise Failure("your weights are the counts n_k of points per component: divide by the number of "
                           "points n so that they sum to 1.")
         if _close(got_w, ref[0], 1e-6) and _close(got_mu, ref[1], 1e-6):
+            onehot = variants["ref"]
+            nk = onehot.sum(axis=0)
+            scatter = ref[2] - 1e-6 * np.eye(d)[None]  # n_k-normalised scatter, without reg_covar
+            if np.all(nk > 1) and _close(got_cov, scatter * (nk / (nk - 1))[:, None, None], 1e-4):
+                raise Failure("your covariances divide by n_k - 1: the M-step is a maximum-likelihood "
+                              "estimate and divides the summed outer products by n_k.")
+            if _close(got_cov, scatter * (nk / len(X))[:, None, None], 1e-4):
+                raise Failure("your covariances divide by n, the total number of points: divide the outer "
+                              "products of component k by n_k, the number of points assigned to k.")
+            old = np.stack([(onehot[:, k, None] * (X - mu[k])).T @ (X - mu[k]) / nk[k] if nk[k] > 0
+                            else np.zeros((d, d)) for k in range(K)])
+            if _close(got_cov, old, 1e-4):
+                raise Failure("your covariances are centred on the old means: centre the outer products on "
+                              "the new means, the averages of the points assigned to each component.")
             raise Failure("weights and means are right but the covariances are not: average the outer "
                           "products (x_i - mu_k)(x_i - mu_k)^T over the points assigned to k, around the new "
-                          "mean, and divide by their number (not by n_k - 1).")
+                          "mean.")
         raise Failure("your step differs from a hard-EM step on a random mixture.")
 
 
