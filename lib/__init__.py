@@ -30,6 +30,7 @@ SUBMODULES = (
     "discriminant",
     "naive_bayes",
     "mixture",
+    "em_theory",
     "variational",
     "datasets",
     "plotting",

@@ -64,8 +64,11 @@ __all__ = [
     "estimate_log_prob",
     "expected_complete_log_likelihood",
     "log_likelihood",
+    "log_posterior",
+    "log_prior",
     "lower_bound",
     "m_step",
+    "map_m_step",
     "sample",
 ]
 
@@ -361,7 +364,7 @@ def expected_complete_log_likelihood(X, resp, weights, means, covariances, covar
     The M-step maximises it over :math:`\theta` for fixed :math:`Q`.  Terms with
     :math:`Q_{ik} = 0` contribute 0 even where :math:`\pi_k = 0`.
 
-    Book: chapters/04_em_gaussian_mixtures.md, eq. label ``em-lower-bound``.
+    Book: chapters/04_1_em_bound.md, eq. label ``em-lower-bound``.
 
     Parameters
     ----------
@@ -387,7 +390,7 @@ def expected_complete_log_likelihood(X, resp, weights, means, covariances, covar
 def entropy(resp):
     r"""Total entropy :math:`\sum_i H(Q_i) = -\sum_i \sum_k Q_{ik} \ln Q_{ik}` (with :math:`0 \ln 0 = 0`).
 
-    Book: chapters/04_em_gaussian_mixtures.md, eq. label ``em-lower-bound``.
+    Book: chapters/04_1_em_bound.md, eq. label ``em-lower-bound``.
 
     Parameters
     ----------
@@ -414,7 +417,7 @@ def lower_bound(X, resp, weights, means, covariances, covariance_type="full"):
     Equality holds exactly when :math:`Q` is the E-step's responsibilities, so
     right after an E-step the bound equals :func:`log_likelihood`.
 
-    Book: chapters/04_em_gaussian_mixtures.md, eq. labels ``em-lower-bound``,
+    Book: chapters/04_1_em_bound.md, eq. labels ``em-lower-bound``,
     ``em-lower-bound-equals-loglik``.
 
     Parameters
@@ -1018,3 +1021,213 @@ default='kmeans++'
         r"""Akaike information criterion :math:`-2\ell(\theta) + 2p` (lower is better)."""
         n_samples = np.shape(X)[0]
         return -2.0 * self.score(X) * n_samples + 2.0 * self._n_parameters()
+
+
+# --------------------------------------------------------------------------
+# MAP-EM: a conjugate prior on the covariances and the weights
+# --------------------------------------------------------------------------
+
+
+def _check_prior_scale(prior_scale, n_components, n_features, *, positive_definite):
+    """Return the inverse-Wishart scale matrices as an array of shape (K, d, d)."""
+    scale = np.asarray(prior_scale, dtype=np.float64) if not isinstance(prior_scale, str) else None
+    if scale is None or scale.shape not in ((n_features, n_features), (n_components, n_features, n_features)):
+        raise ValueError(
+            f"prior_scale must be a ({n_features}, {n_features}) matrix shared by all components or an array "
+            f"of shape ({n_components}, {n_features}, {n_features}), one per component; got "
+            f"{getattr(scale, 'shape', type(prior_scale).__name__)}."
+        )
+    scale = np.broadcast_to(scale, (n_components, n_features, n_features)).copy()
+    if not np.all(np.isfinite(scale)) or not np.allclose(scale, np.swapaxes(scale, 1, 2), rtol=1e-10, atol=1e-12):
+        raise ValueError("prior_scale must be finite and symmetric.")
+    lowest = np.linalg.eigvalsh(scale).min()
+    if lowest < (1e-12 if positive_definite else -1e-12 * max(1.0, np.abs(scale).max())):
+        need = "positive definite" if positive_definite else "positive semi-definite"
+        raise ValueError(f"prior_scale must be {need}; its smallest eigenvalue is {lowest:.3g}.")
+    return scale
+
+
+def _check_concentration(concentration, n_components):
+    if isinstance(concentration, (bool, str)):
+        raise TypeError(f"concentration must be a number or an array of {n_components} numbers.")
+    alpha = np.broadcast_to(np.asarray(concentration, dtype=np.float64), (n_components,)).copy()
+    if not np.all(np.isfinite(alpha)) or np.any(alpha < 1.0):
+        raise ValueError(
+            "concentration must be >= 1 for every component (alpha_k < 1 puts the mode of the Dirichlet "
+            f"prior on the boundary, where a weight is 0); got a minimum of {alpha.min():.3g}."
+        )
+    return alpha
+
+
+def map_m_step(X, resp, prior_scale, prior_dof, concentration=1.0):
+    r"""MAP M-step for full covariances under conjugate priors.
+
+    With an inverse-Wishart prior :math:`\Sigma_k \sim \mathcal W^{-1}(\Psi, \nu)`,
+    a Dirichlet prior :math:`\pi \sim \mathrm{Dir}(\alpha)` and a flat prior on
+    the means, the M-step that maximises :math:`F(\gamma, \theta) + \ln p(\theta)` is
+
+    .. math::
+
+        \pi_k = \frac{n_k + \alpha_k - 1}{n + \sum_j \alpha_j - K}, \qquad
+        \mu_k = \frac{1}{n_k} \sum_i \gamma_{ik}\, x_i, \qquad
+        \Sigma_k = \frac{\Psi + S_k}{n_k + \nu + d + 1},
+
+    with :math:`S_k = \sum_i \gamma_{ik} (x_i - \mu_k)(x_i - \mu_k)^\top`.
+    The covariance is a weighted average of the maximum-likelihood update
+    :math:`S_k / n_k` (weight :math:`n_k`) and the prior's guess
+    :math:`\Psi / m` (weight :math:`m = \nu + d + 1` pseudo-observations).
+    As in :func:`m_step`, ``10 * eps`` is added to each :math:`n_k`.
+
+    ``prior_dof`` may be any value with :math:`n_k + \nu + d + 1 > 0`; the
+    prior is then improper when :math:`\nu \le d - 1`, but the update is still
+    defined.  With ``prior_scale`` :math:`= \varepsilon\, n_k I` for component
+    :math:`k`, ``prior_dof`` :math:`= -(d + 1)` and ``concentration=1`` it is
+    exactly :func:`m_step` with ``reg_covar`` :math:`= \varepsilon`.
+
+    Book: chapters/04_3_initialisation_model_choice.md, eq. labels ``em-map-weights``
+    and ``em-map-m-step``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    resp : array-like of shape (n_samples, n_components)
+    prior_scale : array-like of shape (n_features, n_features) or (n_components, n_features, n_features)
+        :math:`\Psi`, symmetric positive semi-definite; one for all components or one each.
+    prior_dof : float
+        :math:`\nu`, the inverse-Wishart degrees of freedom.
+    concentration : float or array-like of shape (n_components,), default 1
+        :math:`\alpha_k \ge 1`; 1 is a flat prior on the weights.
+
+    Returns
+    -------
+    weights : ndarray of shape (n_components,)
+    means : ndarray of shape (n_components, n_features)
+    covariances : ndarray of shape (n_components, n_features, n_features)
+
+    Raises
+    ------
+    ValueError
+        If a component is empty, a denominator :math:`n_k + \nu + d + 1` is not
+        positive, or an updated covariance is not positive definite.
+    """
+    X = check_data(X, "X")
+    resp = _check_resp(resp, X.shape[0])
+    n_samples, n_features = X.shape
+    n_components = resp.shape[1]
+    if isinstance(prior_dof, bool) or not isinstance(prior_dof, (int, float, np.integer, np.floating)):
+        raise TypeError(f"prior_dof must be a number, got {type(prior_dof).__name__}.")
+    nu = float(prior_dof)
+    scale = _check_prior_scale(prior_scale, n_components, n_features, positive_definite=False)
+    alpha = _check_concentration(concentration, n_components)
+
+    counts = resp.sum(axis=0)
+    _fastpath.check_not_empty(counts)
+    n_k = counts + _fastpath.COUNT_EPS
+    denominators = n_k + nu + n_features + 1  # n_k + m pseudo-observations
+    if np.any(denominators <= 0) or not np.isfinite(nu):
+        raise ValueError(
+            f"n_k + prior_dof + d + 1 must be positive for every component; with prior_dof = {nu:g} and d = "
+            f"{n_features} the smallest is {denominators.min():.3g}. Increase prior_dof."
+        )
+    weights = (n_k + alpha - 1.0) / (n_k.sum() + alpha.sum() - n_components)  # em-map-weights
+    means = resp.T @ X / n_k[:, None]
+    covariances = np.empty((n_components, n_features, n_features))
+    for k in range(n_components):
+        diff = X - means[k]
+        covariances[k] = (scale[k] + (resp[:, k] * diff.T) @ diff) / denominators[k]  # em-map-m-step
+    cholesky_factors(covariances, "full")  # a clear ValueError if Psi + S_k is singular
+    return weights, means, covariances
+
+
+def log_prior(weights, covariances, prior_scale, prior_dof, concentration=1.0):
+    r"""Log-density of the conjugate prior: inverse-Wishart covariances, Dirichlet weights.
+
+    .. math::
+
+        \ln p(\theta) = \ln \mathrm{Dir}(\pi \mid \alpha)
+          + \sum_{k=1}^K \ln \mathcal W^{-1}(\Sigma_k \mid \Psi, \nu),
+
+    .. math::
+
+        \ln \mathcal W^{-1}(\Sigma \mid \Psi, \nu)
+          = \tfrac{\nu}{2} \ln\det\Psi - \tfrac{\nu d}{2} \ln 2 - \ln\Gamma_d(\tfrac{\nu}{2})
+            - \tfrac{\nu + d + 1}{2} \ln\det\Sigma - \tfrac12 \operatorname{tr}(\Psi \Sigma^{-1}),
+
+    with Cholesky factors for the determinants and the trace (no inverse), and a
+    flat (improper, constant) prior on the means, which is left out.  The prior
+    must be proper: :math:`\nu > d - 1` and :math:`\Psi` positive definite.
+
+    Book: chapters/04_3_initialisation_model_choice.md, eq. label ``em-log-posterior``.
+
+    Parameters
+    ----------
+    weights : array-like of shape (n_components,)
+    covariances : array-like of shape (n_components, n_features, n_features)
+    prior_scale, prior_dof, concentration
+        As in :func:`map_m_step`.
+
+    Returns
+    -------
+    float
+    """
+    from scipy.special import gammaln, multigammaln, xlogy
+
+    weights = check_probability_vector(weights, "weights")
+    n_components = weights.shape[0]
+    cov = np.asarray(covariances, dtype=np.float64)
+    if cov.ndim != 3 or cov.shape[0] != n_components or cov.shape[1] != cov.shape[2]:
+        raise ValueError(
+            f"covariances must have shape ({n_components}, d, d), one full matrix per weight; got {cov.shape}."
+        )
+    n_features = cov.shape[1]
+    if isinstance(prior_dof, bool) or not isinstance(prior_dof, (int, float, np.integer, np.floating)):
+        raise TypeError(f"prior_dof must be a number, got {type(prior_dof).__name__}.")
+    nu = float(prior_dof)
+    if not nu > n_features - 1:
+        raise ValueError(
+            f"the inverse-Wishart prior is proper only for prior_dof > d - 1 = {n_features - 1}; got {nu:g}."
+        )
+    scale = _check_prior_scale(prior_scale, n_components, n_features, positive_definite=True)
+    alpha = _check_concentration(concentration, n_components)
+
+    chol_cov = cholesky_factors(cov, "full")
+    chol_scale = cholesky_factors(scale, "full")
+    total = gammaln(alpha.sum()) - gammaln(alpha).sum() + np.sum(xlogy(alpha - 1.0, weights))
+    for L, C in zip(chol_cov, chol_scale):
+        logdet_cov = 2.0 * np.log(np.diag(L)).sum()
+        logdet_scale = 2.0 * np.log(np.diag(C)).sum()
+        A = solve_triangular(L, C, lower=True, check_finite=False)  # L^{-1} C
+        trace = np.sum(A**2)  # tr(C^T L^{-T} L^{-1} C) = tr(Psi Sigma^{-1})
+        total += (
+            0.5 * nu * logdet_scale
+            - 0.5 * nu * n_features * np.log(2.0)
+            - multigammaln(0.5 * nu, n_features)
+            - 0.5 * (nu + n_features + 1) * logdet_cov
+            - 0.5 * trace
+        )
+    return float(total)
+
+
+def log_posterior(X, weights, means, covariances, prior_scale, prior_dof, concentration=1.0):
+    r"""Unnormalised log-posterior :math:`\ln p(X \mid \theta) + \ln p(\theta)` of a full-covariance mixture.
+
+    MAP-EM (E-step, then :func:`map_m_step`) never lowers it.  It differs from
+    :math:`\ln p(\theta \mid X)` by the constant :math:`\ln p(X)`.
+
+    Book: chapters/04_3_initialisation_model_choice.md, eq. label ``em-log-posterior``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    weights, means, covariances
+        Mixture parameters with ``covariance_type='full'``.
+    prior_scale, prior_dof, concentration
+        As in :func:`log_prior`.
+
+    Returns
+    -------
+    float
+    """
+    return log_likelihood(X, weights, means, covariances, "full") + log_prior(
+        weights, covariances, prior_scale, prior_dof, concentration
+    )

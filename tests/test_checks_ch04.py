@@ -100,6 +100,9 @@ def _softmax(log_p):
         # missing factor 1/2 in the exponent
         (lambda X, w, m, v: _softmax(np.log(w) - 0.5 * X.shape[1] * np.log(2 * np.pi * v) - _sq_dist(X, m) / v),
          ["1/2"]),
+        # +(d/2) ln(2 pi sigma^2) instead of -(d/2) ln(2 pi sigma^2)
+        (lambda X, w, m, v: _softmax(np.log(w) + 0.5 * X.shape[1] * np.log(2 * np.pi * v)
+                                     - _sq_dist(X, m) / (2 * v)), ["wrong sign"]),
         # transposed
         (lambda X, w, m, v: _e_step(X, w, m, v).T, ["transposed"]),
     ],
@@ -149,6 +152,7 @@ def _m_step(X, resp, *, mean="right", var="right", weights="right"):
         "right": (resp * sq).sum(axis=0) / (d * nk),
         "no_d": (resp * sq).sum(axis=0) / nk,
         "by_n": (resp * sq).sum(axis=0) / (d * n),
+        "nk_minus_1": (resp * sq).sum(axis=0) / (d * (nk - 1)),
         "unweighted": sq.sum(axis=0) / (d * nk),
         "diag": np.stack([resp[:, k] @ (X - right_means[k]) ** 2 / nk[k] for k in range(len(nk))]),
     }[var]
@@ -169,6 +173,7 @@ def test_m_step_right_answer_passes():
         ({"mean": "notes"}, ["weighted sums", "n_k"]),
         ({"mean": "by_n"}, ["divide by n", "n_k"]),
         ({"var": "by_n"}, ["d * n", "soft count"]),
+        ({"var": "nk_minus_1"}, ["n_k - 1"]),
         ({"var": "unweighted"}, ["ignore the responsibilities"]),
         ({"var": "diag"}, ["(K, d)", "average over the d coordinates"]),
         ({"weights": "counts"}, ["soft counts", "n_k / n"]),
@@ -396,3 +401,36 @@ def test_lower_bound_negated_is_named():
 
 def test_second_iteration_nan_is_named():
     assert_fails(lib.checks.em_second_iteration(float("nan")), "NaN")
+
+
+def _second_slip(kind):
+    """pi_1 after the second iteration when the second E-step makes one typical slip."""
+    ex = lib.datasets.worked_example()
+    X = ex["X"]
+    resp0, _ = mixture.e_step(X, ex["weights"], ex["means"], ex["variances"], "spherical")
+    w, m, v = mixture.m_step(X, resp0, "spherical", reg_covar=0.0)
+    sq = _sq_dist(X, m)
+    var = {"squared": v**2, "sqrt": np.sqrt(v)}.get(kind, v)
+    log_c = {"no constant": 0.0, "one-d": -0.5 * np.log(2 * np.pi * var),
+             "plus": np.log(2 * np.pi * var)}.get(kind, -np.log(2 * np.pi * var))
+    log_w = 0.0 if kind == "no weights" else np.log(w)
+    half = 1.0 if kind == "no half" else 0.5
+    lj = log_w + log_c - half * sq / var
+    return float(np.exp(lj - logsumexp(lj, axis=1, keepdims=True))[:, 0].mean())
+
+
+@pytest.mark.parametrize("kind, fragment", [
+    ("no weights", "ignore the weights"),
+    ("no constant", "dropped the normalising constant"),
+    ("one-d", "one-dimensional"),
+    ("plus", "wrong sign"),
+    ("no half", "factor 1/2"),
+    ("squared", "squared the variances"),
+    ("sqrt", "standard deviations"),
+])
+def test_second_iteration_typical_slips(kind, fragment):
+    slip = round(_second_slip(kind), 3)
+    assert abs(slip - round(_second_pi1(), 3)) > 2e-3  # a slip is never the answer
+    result = lib.checks.em_second_iteration(slip)
+    assert_fails(result, fragment)
+    assert f"{round(_second_pi1(), 3):.3f}" not in result.message

@@ -105,6 +105,9 @@ def em_e_step(student_fn):
             (log_w - 0.5 * np.log(2 * np.pi * variances) - sq / (2 * variances),
              "the normalising constant of a d-dimensional spherical Gaussian is (2 pi sigma^2)^(-d/2): "
              "the factor d is missing."),
+            (log_w + 0.5 * d * np.log(2 * np.pi * variances) - sq / (2 * variances),
+             "the log-determinant term has the wrong sign: the log-density has -(d/2) ln(2 pi sigma_k^2) "
+             "(a wider component has a lower peak), not +(d/2) ln(2 pi sigma_k^2)."),
         ]
         for log_p, message in mistakes:
             if np.allclose(resp, _softmax_rows(log_p), rtol=1e-6, atol=1e-9):
@@ -206,6 +209,8 @@ def em_m_step_spherical(student_fn):
             mistakes = [
                 (weighted / nk, "your variances are d times too large: a spherical variance averages "
                                 "over the d coordinates, so divide by d * n_k."),
+                (weighted / (d * (nk - 1)), "your variances divide by d * (n_k - 1): maximum likelihood "
+                                            "divides by d * n_k (the n - 1 correction is not the M-step)."),
                 (weighted / (d * n), "your variances divide by d * n; a component's variance divides by "
                                      "d * n_k, its own soft count."),
                 (weighted / n, "your variances divide by n and miss the 1/d: use d * n_k."),
@@ -271,6 +276,35 @@ def em_second_iteration(answer):
             "that is pi_1 after the first iteration; run one more E-step with theta^(1) "
             "(pi = (3/4, 1/4), mu_1 = (-1, 0), mu_2 = (0, 0), sigma^2 = (0.375, 0.125)), then update the weights."
         )
+    # Typical slips in the second E-step, each computed and compared (to 3 decimals, one unit of
+    # tolerance); none of these values is the answer, so naming the slip reveals nothing.
+    w1, m1, v1 = first
+    d = X.shape[1]
+    sq = _sq_dist(X, m1)
+    log_w, log_c = np.log(w1), -0.5 * d * np.log(2 * np.pi * v1)
+    slips = [
+        (log_c - sq / (2 * v1),
+         "your responsibilities ignore the weights pi = (3/4, 1/4): multiply each density by its weight."),
+        (log_w - sq / (2 * v1),
+         "you dropped the normalising constant 1 / (2 pi sigma_k^2): it cancels only when the variances are "
+         "equal, and after the first iteration they are not."),
+        (log_w - 0.5 * np.log(2 * np.pi * v1) - sq / (2 * v1),
+         "your normalising constant is the one-dimensional (2 pi sigma^2)^(-1/2); in d = 2 it is "
+         "(2 pi sigma^2)^(-1)."),
+        (log_w + log_c + d * np.log(2 * np.pi * v1) - sq / (2 * v1),
+         "your normalising constant has the wrong sign in the exponent: the density has (2 pi sigma^2)^(-1), "
+         "i.e. -ln(2 pi sigma^2) in the log-density, not +."),
+        (log_w + log_c - sq / v1,
+         "the exponent lacks the factor 1/2: the density has exp(-||x - mu||^2 / (2 sigma^2))."),
+        (log_w - 0.5 * d * np.log(2 * np.pi * v1**2) - sq / (2 * v1**2),
+         "you squared the variances: sigma_1^2 = 0.375 and sigma_2^2 = 0.125 are already variances."),
+        (log_w - 0.5 * d * np.log(2 * np.pi * np.sqrt(v1)) - sq / (2 * np.sqrt(v1)),
+         "you used the standard deviations sqrt(0.375) and sqrt(0.125) where the variances belong."),
+    ]
+    for log_joint, message in slips:
+        slip_pi1 = float(_softmax_rows(log_joint)[:, 0].mean())
+        if abs(value - slip_pi1) < 1.5e-3:
+            raise Failure(message)
     # No branch for "you gave pi_2": saying so would give pi_1 = 1 - answer away.
     raise Failure(
         "not yet. Make sure you report pi_1, the weight of the component that starts at mu_1. "
