@@ -7,22 +7,14 @@ import pytest
 from scipy.special import logsumexp
 
 import lib.checks
+from check_helpers import assert_fails, not_implemented, raises
 from lib.checks import ch02_naive_bayes as ch
 
 
-def failed_with(result, *fragments):
-    assert result.status == "failed", result
-    for fragment in fragments:
-        assert fragment.lower() in result.message.lower(), result.message
-    return True
 
 
-def not_implemented(*args):
-    raise NotImplementedError
 
 
-def crashes(*args):
-    raise ZeroDivisionError("oops")
 
 
 def test_all_checks_exported():
@@ -117,14 +109,14 @@ def test_word_log_probs_right_answer_passes():
     ],
 )
 def test_word_log_probs_typical_mistakes_are_named(wrong, fragments):
-    assert failed_with(lib.checks.nb_word_log_probs(wrong), *fragments)
+    assert_fails(lib.checks.nb_word_log_probs(wrong), *fragments)
 
 
 def test_word_log_probs_rows_in_wrong_order():
     def swapped(X, y, alpha):
         return word_right(X, y, alpha)[::-1]
 
-    assert failed_with(lib.checks.nb_word_log_probs(swapped), "wrong order")
+    assert_fails(lib.checks.nb_word_log_probs(swapped), "wrong order")
 
 
 def test_word_log_probs_generic_mistake_does_not_reveal_the_answer():
@@ -132,7 +124,7 @@ def test_word_log_probs_generic_mistake_does_not_reveal_the_answer():
         return word_right(X, y, alpha) + 0.01
 
     result = lib.checks.nb_word_log_probs(off)
-    assert failed_with(result, "sum to 1")
+    assert_fails(result, "sum to 1")
     assert not re.search(r"-?\d+\.\d{2,}", result.message)  # no reference value is printed
 
 
@@ -140,7 +132,7 @@ def test_word_log_probs_generic_mistake_does_not_reveal_the_answer():
     "answer, status, fragment",
     [
         (not_implemented, "not implemented", "not implemented"),
-        (crashes, "failed", "raised an exception"),
+        (raises, "failed", "raised an exception"),
         (lambda X, y, a: "text", "failed", "numeric array"),
         (lambda X, y, a: {"a": 1}, "failed", "dict"),
         (lambda X, y, a: (1, 2), "failed", "tuple"),
@@ -226,21 +218,21 @@ def test_log_posterior_right_answer_passes():
     ],
 )
 def test_log_posterior_typical_mistakes_are_named(wrong, fragments):
-    assert failed_with(lib.checks.nb_log_posterior(wrong), *fragments)
+    assert_fails(lib.checks.nb_log_posterior(wrong), *fragments)
 
 
 def test_log_posterior_generic_mistake():
     def off(X, log_priors, log_probs):
         return post_right(X, log_priors, log_probs) * 1.01
 
-    assert failed_with(lib.checks.nb_log_posterior(off), "sum to 1")
+    assert_fails(lib.checks.nb_log_posterior(off), "sum to 1")
 
 
 @pytest.mark.parametrize(
     "answer, status, fragment",
     [
         (not_implemented, "not implemented", "not implemented"),
-        (crashes, "failed", "raised an exception"),
+        (raises, "failed", "raised an exception"),
         (lambda X, a, b: "text", "failed", "numeric array"),
         (lambda X, a, b: None, "failed", "return"),
         (lambda X, a, b: np.zeros((2, 2, 2)), "failed", "shape"),

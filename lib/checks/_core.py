@@ -141,8 +141,14 @@ def call(func, *args, name=None, **kwargs):
     return out
 
 
-def expect_array(value, shape, what, *, name="your function"):
-    """Return ``value`` as a float array of exactly ``shape`` or raise :class:`Failure`."""
+def expect_array(value, shape, what, *, name="your function", finite=True):
+    """Return ``value`` as a float array of exactly ``shape`` or raise :class:`Failure`.
+
+    ``finite=False`` lets NaN and infinities through, for a check that names
+    their cause itself (a log-probability of -inf can be right).
+    """
+    if isinstance(value, dict):
+        raise Failure(f"{name} returned a dict; return {what} as one numpy array of shape {tuple(shape)}.")
     if isinstance(value, tuple) and shape != () and len(shape) == 1 and len(value) != shape[0]:
         raise Failure(f"{name} returned a tuple of length {len(value)}; expected {what} as one array of shape {shape}.")
     try:
@@ -153,12 +159,17 @@ def expect_array(value, shape, what, *, name="your function"):
             f"got a {type(value).__name__} that numpy cannot turn into numbers."
         ) from None
     if arr.shape != tuple(shape):
+        if isinstance(value, tuple):
+            raise Failure(f"{name} returned a tuple of length {len(value)}; return {what} as one array of "
+                          f"shape {tuple(shape)}.")
         hint = ""
         if arr.shape == tuple(shape)[::-1] and len(shape) == 2:
             hint = " It looks transposed."
         elif arr.size == int(np.prod(shape)):
             hint = " The number of entries is right: check how you reshape or stack."
         raise Failure(f"{name} should return {what} of shape {tuple(shape)}, got shape {arr.shape}.{hint}")
+    if not finite:
+        return arr
     if np.any(np.isnan(arr)):
         raise Failure(
             f"{name} returned NaN in {what}. If you exponentiate log-densities and then take a log "

@@ -10,7 +10,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .. import naive_bayes
-from ._core import Failure, call, check
+from ._core import Failure, call, check, expect_array
 
 __all__ = ["nb_word_log_probs", "nb_log_posterior"]
 
@@ -25,25 +25,6 @@ def _close(a, b, rtol=1e-7, atol=1e-9):
             return False
         finite = np.isfinite(b)
         return bool(np.allclose(a[finite], b[finite], rtol=rtol, atol=atol))
-
-
-def _as_array(value, shape, what, name):
-    """``value`` as a float array of ``shape`` (infinities allowed) or a :class:`Failure`."""
-    if isinstance(value, tuple):
-        raise Failure(f"{name} returned a tuple; return {what} as one array of shape {shape}.")
-    if isinstance(value, dict):
-        raise Failure(f"{name} returned a dict; return {what} as one numpy array of shape {shape}.")
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise Failure(
-            f"{name} should return {what} as a numeric array of shape {shape}, "
-            f"got a {type(value).__name__} that numpy cannot turn into numbers."
-        ) from None
-    if arr.shape != tuple(shape):
-        hint = " It looks transposed." if arr.shape == tuple(shape)[::-1] else ""
-        raise Failure(f"{name} should return {what} of shape {tuple(shape)}, got shape {arr.shape}.{hint}")
-    return arr
 
 
 def _reference_log_probs(X, y, K, alpha):
@@ -82,7 +63,8 @@ def nb_word_log_probs(student_fn):
     name = "nb_word_log_probs"
     for X, y, K, alpha in _word_cases(rng):
         V = X.shape[1]
-        got = _as_array(call(student_fn, X, y, alpha, name=name), (K, V), "the log-probabilities", name)
+        got = expect_array(call(student_fn, X, y, alpha, name=name), (K, V), "the log-probabilities",
+                           name=name, finite=False)
         want = _reference_log_probs(X, y, K, alpha)
         if _close(got, want):
             continue
@@ -181,8 +163,8 @@ def nb_log_posterior(student_fn):
     short_ok = False
     for X, log_priors, log_probs, long in _posterior_cases(rng):
         n, K = X.shape[0], log_priors.shape[0]
-        got = _as_array(call(student_fn, X, log_priors, log_probs, name=name), (n, K),
-                        "the log posteriors", name)
+        got = expect_array(call(student_fn, X, log_priors, log_probs, name=name), (n, K),
+                           "the log posteriors", name=name, finite=False)
         want = naive_bayes.log_posterior(naive_bayes.multinomial_log_joint(X, log_priors, log_probs))
         if _close(got, want):
             short_ok = short_ok or not long

@@ -1,0 +1,107 @@
+"""Check for the exercise of chapter 4's "EM at scale" page: the M-step from chunk sums.
+
+The reference is :func:`lib.mixture.m_step` on all the rows at once (no ridge),
+evaluated on fresh data the student does not see; no message shows a
+reference value.  Each typical mistake is computed and named.
+"""
+
+from importlib import import_module
+
+import numpy as np
+
+from ._core import Failure, call, check, expect_array
+
+__all__ = ["em_m_step_from_sums"]
+
+
+def _close(a, b, rtol=1e-7, atol=1e-9):
+    return a.shape == np.shape(b) and bool(np.allclose(a, b, rtol=rtol, atol=atol))
+
+
+def _problem(rng, n, d, K, offset):
+    """Rows far from the origin, responsibilities from an E-step, the chunk sums about the old means."""
+    mixture = import_module("..mixture", __package__)  # the copy of lib this check came from
+    means = offset + 4.0 * rng.normal(size=(K, d))
+    X = means[rng.integers(K, size=n)] + rng.normal(size=(n, d))
+    weights = rng.dirichlet(np.full(K, 5.0))
+    old_means = means + rng.normal(scale=0.7, size=(K, d))  # c_k: the means the E-step used
+    covs = np.array([np.eye(d) * rng.uniform(0.6, 1.6) for _ in range(K)])
+    resp, _ = mixture.e_step(X, weights, old_means, covs, "full")
+    counts, first, second = np.zeros(K), np.zeros((K, d)), np.zeros((K, d, d))
+    for rows in np.array_split(np.arange(n), 3):  # three chunks, summed as a cluster would
+        r, D = resp[rows], X[rows][None, :, :] - old_means[:, None, :]  # (m, K), (K, m, d)
+        counts += r.sum(axis=0)
+        first += np.einsum("mk,kmd->kd", r, D)
+        second += np.einsum("mk,kmd,kme->kde", r, D, D)
+    want = mixture.m_step(X, resp, "full", reg_covar=0.0)
+    return (counts, first, second, old_means, n), want
+
+
+@check(
+    "ex-em-sums-m-step",
+    "matches lib.mixture.m_step on all the rows (no ridge) for 3 mixtures whose chunk sums were "
+    "taken about the previous means (d = 2, 3; data up to 1e4 from the origin).",
+)
+def em_m_step_from_sums(student_fn):
+    name = "m_step_from_sums"
+    rng = np.random.default_rng(4404)
+    for n, d, K, offset in [(90, 2, 3, 0.0), (120, 3, 2, 50.0), (150, 2, 4, 1e4)]:
+        args, (want_w, want_m, want_c) = _problem(rng, n, d, K, offset)
+        counts, first, second, centres, _ = args
+        out = call(student_fn, *(np.copy(a) if isinstance(a, np.ndarray) else a for a in args), name=name)
+        if not isinstance(out, (tuple, list)) or len(out) != 3:
+            length = f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""
+            raise Failure(f"{name} must return a tuple (weights, means, covariances), "
+                          f"got a {type(out).__name__}{length}.")
+        weights = expect_array(out[0], (K,), "the weights", name=name)
+        means = expect_array(out[1], (K, d), "the means", name=name)
+        covs = expect_array(out[2], (K, d, d), "the covariances", name=name)
+        shift = first / counts[:, None]  # (K, d): s_k / n_k
+
+        if not _close(weights, want_w):
+            for value, message in [
+                (counts, "your weights are the soft counts n_k; divide by the number of points n."),
+                (counts / K, "you divided the soft counts by K; pi_k = n_k / n."),
+                (counts / counts.max(), "divide the soft counts by n, the number of points, not by the largest."),
+            ]:
+                if _close(weights, value):
+                    raise Failure(message)
+            raise Failure("your weights differ from pi_k = n_k / n.")
+
+        if not _close(means, want_m, atol=1e-9 * max(1.0, offset)):
+            for value, message in [
+                (shift, "your means are s_k / n_k, the step from c_k: add the centre c_k back."),
+                (centres, "your means are the centres c_k: the new mean is c_k + s_k / n_k."),
+                (centres + first / n,
+                 "you divided s_k by n; the step of component k is s_k / n_k, its own soft count."),
+                (centres - shift, "the sign of the step is wrong: mu_k = c_k + s_k / n_k."),
+                (first, "your means are the sums s_k: divide by n_k and add c_k."),
+            ]:
+                if _close(means, value, atol=1e-9 * max(1.0, offset)):
+                    raise Failure(message)
+            raise Failure("your means differ from mu_k = c_k + s_k / n_k.")
+
+        if _close(covs, want_c):
+            continue
+        outer = shift[:, :, None] * shift[:, None, :]  # (K, d, d)
+        mistakes = [
+            (second / counts[:, None, None],
+             "your covariances are S_k / n_k, the scatter about the old centres c_k: subtract "
+             "(s_k / n_k)(s_k / n_k)^T, which moves it to the new means (expand x_i - mu_k = (x_i - c_k) - s_k / n_k)."),
+            (second / counts[:, None, None] + outer,
+             "the correction has the wrong sign: expanding x_i - mu_k = (x_i - c_k) - s_k / n_k gives "
+             "S_k / n_k MINUS (s_k / n_k)(s_k / n_k)^T."),
+            (second / counts[:, None, None] - 2.0 * outer,
+             "you kept both cross terms but not the square: the cross terms give -2 (s_k/n_k)(s_k/n_k)^T and "
+             "the square gives +1 times it, so the correction is -(s_k / n_k)(s_k / n_k)^T once."),
+            (second / n - outer,
+             "your covariances divide the scatter by n; each component divides by its own soft count n_k."),
+            ((second - outer) / counts[:, None, None],
+             "the correction is (s_k / n_k)(s_k / n_k)^T after dividing S_k by n_k (or s_k s_k^T / n_k before)."),
+            (second / (counts - 1)[:, None, None] - outer,
+             "your covariances divide by n_k - 1: the maximum-likelihood M-step divides by n_k."),
+        ]
+        for value, message in mistakes:
+            if _close(covs, value):
+                raise Failure(message)
+        raise Failure("your covariances differ from Sigma_k = S_k / n_k - (s_k / n_k)(s_k / n_k)^T.")
