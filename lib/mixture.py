@@ -1062,7 +1062,7 @@ def _check_concentration(concentration, n_components):
 def map_m_step(X, resp, prior_scale, prior_dof, concentration=1.0):
     r"""MAP M-step for full covariances under conjugate priors.
 
-    With an inverse-Wishart prior :math:`\Sigma_k \sim \mathcal W^{-1}(\Psi, \nu)`,
+    With an inverse-Wishart prior :math:`\Sigma_k \sim \mathcal W^{-1}(\Psi, \kappa)`,
     a Dirichlet prior :math:`\pi \sim \mathrm{Dir}(\alpha)` and a flat prior on
     the means, the M-step that maximises :math:`F(\gamma, \theta) + \ln p(\theta)` is
 
@@ -1070,16 +1070,16 @@ def map_m_step(X, resp, prior_scale, prior_dof, concentration=1.0):
 
         \pi_k = \frac{n_k + \alpha_k - 1}{n + \sum_j \alpha_j - K}, \qquad
         \mu_k = \frac{1}{n_k} \sum_i \gamma_{ik}\, x_i, \qquad
-        \Sigma_k = \frac{\Psi + S_k}{n_k + \nu + d + 1},
+        \Sigma_k = \frac{\Psi + S_k}{n_k + \kappa + d + 1},
 
     with :math:`S_k = \sum_i \gamma_{ik} (x_i - \mu_k)(x_i - \mu_k)^\top`.
     The covariance is a weighted average of the maximum-likelihood update
     :math:`S_k / n_k` (weight :math:`n_k`) and the prior's guess
-    :math:`\Psi / m` (weight :math:`m = \nu + d + 1` pseudo-observations).
+    :math:`\Psi / m` (weight :math:`m = \kappa + d + 1` pseudo-observations).
     As in :func:`m_step`, ``10 * eps`` is added to each :math:`n_k`.
 
-    ``prior_dof`` may be any value with :math:`n_k + \nu + d + 1 > 0`; the
-    prior is then improper when :math:`\nu \le d - 1`, but the update is still
+    ``prior_dof`` may be any value with :math:`n_k + \kappa + d + 1 > 0`; the
+    prior is then improper when :math:`\kappa \le d - 1`, but the update is still
     defined.  With ``prior_scale`` :math:`= \varepsilon\, n_k I` for component
     :math:`k`, ``prior_dof`` :math:`= -(d + 1)` and ``concentration=1`` it is
     exactly :func:`m_step` with ``reg_covar`` :math:`= \varepsilon`.
@@ -1094,7 +1094,7 @@ def map_m_step(X, resp, prior_scale, prior_dof, concentration=1.0):
     prior_scale : array-like of shape (n_features, n_features) or (n_components, n_features, n_features)
         :math:`\Psi`, symmetric positive semi-definite; one for all components or one each.
     prior_dof : float
-        :math:`\nu`, the inverse-Wishart degrees of freedom.
+        :math:`\kappa`, the inverse-Wishart degrees of freedom.
     concentration : float or array-like of shape (n_components,), default 1
         :math:`\alpha_k \ge 1`; 1 is a flat prior on the weights.
 
@@ -1107,7 +1107,7 @@ def map_m_step(X, resp, prior_scale, prior_dof, concentration=1.0):
     Raises
     ------
     ValueError
-        If a component is empty, a denominator :math:`n_k + \nu + d + 1` is not
+        If a component is empty, a denominator :math:`n_k + \kappa + d + 1` is not
         positive, or an updated covariance is not positive definite.
     """
     X = check_data(X, "X")
@@ -1116,17 +1116,17 @@ def map_m_step(X, resp, prior_scale, prior_dof, concentration=1.0):
     n_components = resp.shape[1]
     if isinstance(prior_dof, bool) or not isinstance(prior_dof, (int, float, np.integer, np.floating)):
         raise TypeError(f"prior_dof must be a number, got {type(prior_dof).__name__}.")
-    nu = float(prior_dof)
+    kappa = float(prior_dof)
     scale = _check_prior_scale(prior_scale, n_components, n_features, positive_definite=False)
     alpha = _check_concentration(concentration, n_components)
 
     counts = resp.sum(axis=0)
     _fastpath.check_not_empty(counts)
     n_k = counts + _fastpath.COUNT_EPS
-    denominators = n_k + nu + n_features + 1  # n_k + m pseudo-observations
-    if np.any(denominators <= 0) or not np.isfinite(nu):
+    denominators = n_k + kappa + n_features + 1  # n_k + m pseudo-observations
+    if np.any(denominators <= 0) or not np.isfinite(kappa):
         raise ValueError(
-            f"n_k + prior_dof + d + 1 must be positive for every component; with prior_dof = {nu:g} and d = "
+            f"n_k + prior_dof + d + 1 must be positive for every component; with prior_dof = {kappa:g} and d = "
             f"{n_features} the smallest is {denominators.min():.3g}. Increase prior_dof."
         )
     weights = (n_k + alpha - 1.0) / (n_k.sum() + alpha.sum() - n_components)  # em-map-weights
@@ -1145,17 +1145,17 @@ def log_prior(weights, covariances, prior_scale, prior_dof, concentration=1.0):
     .. math::
 
         \ln p(\theta) = \ln \mathrm{Dir}(\pi \mid \alpha)
-          + \sum_{k=1}^K \ln \mathcal W^{-1}(\Sigma_k \mid \Psi, \nu),
+          + \sum_{k=1}^K \ln \mathcal W^{-1}(\Sigma_k \mid \Psi, \kappa),
 
     .. math::
 
-        \ln \mathcal W^{-1}(\Sigma \mid \Psi, \nu)
-          = \tfrac{\nu}{2} \ln\det\Psi - \tfrac{\nu d}{2} \ln 2 - \ln\Gamma_d(\tfrac{\nu}{2})
-            - \tfrac{\nu + d + 1}{2} \ln\det\Sigma - \tfrac12 \operatorname{tr}(\Psi \Sigma^{-1}),
+        \ln \mathcal W^{-1}(\Sigma \mid \Psi, \kappa)
+          = \tfrac{\kappa}{2} \ln\det\Psi - \tfrac{\kappa d}{2} \ln 2 - \ln\Gamma_d(\tfrac{\kappa}{2})
+            - \tfrac{\kappa + d + 1}{2} \ln\det\Sigma - \tfrac12 \operatorname{tr}(\Psi \Sigma^{-1}),
 
     with Cholesky factors for the determinants and the trace (no inverse), and a
     flat (improper, constant) prior on the means, which is left out.  The prior
-    must be proper: :math:`\nu > d - 1` and :math:`\Psi` positive definite.
+    must be proper: :math:`\kappa > d - 1` and :math:`\Psi` positive definite.
 
     Book: chapters/04_3_initialisation_model_choice.md, eq. label ``em-log-posterior``.
 
@@ -1182,10 +1182,10 @@ def log_prior(weights, covariances, prior_scale, prior_dof, concentration=1.0):
     n_features = cov.shape[1]
     if isinstance(prior_dof, bool) or not isinstance(prior_dof, (int, float, np.integer, np.floating)):
         raise TypeError(f"prior_dof must be a number, got {type(prior_dof).__name__}.")
-    nu = float(prior_dof)
-    if not nu > n_features - 1:
+    kappa = float(prior_dof)
+    if not kappa > n_features - 1:
         raise ValueError(
-            f"the inverse-Wishart prior is proper only for prior_dof > d - 1 = {n_features - 1}; got {nu:g}."
+            f"the inverse-Wishart prior is proper only for prior_dof > d - 1 = {n_features - 1}; got {kappa:g}."
         )
     scale = _check_prior_scale(prior_scale, n_components, n_features, positive_definite=True)
     alpha = _check_concentration(concentration, n_components)
@@ -1199,10 +1199,10 @@ def log_prior(weights, covariances, prior_scale, prior_dof, concentration=1.0):
         A = solve_triangular(L, C, lower=True, check_finite=False)  # L^{-1} C
         trace = np.sum(A**2)  # tr(C^T L^{-T} L^{-1} C) = tr(Psi Sigma^{-1})
         total += (
-            0.5 * nu * logdet_scale
-            - 0.5 * nu * n_features * np.log(2.0)
-            - multigammaln(0.5 * nu, n_features)
-            - 0.5 * (nu + n_features + 1) * logdet_cov
+            0.5 * kappa * logdet_scale
+            - 0.5 * kappa * n_features * np.log(2.0)
+            - multigammaln(0.5 * kappa, n_features)
+            - 0.5 * (kappa + n_features + 1) * logdet_cov
             - 0.5 * trace
         )
     return float(total)

@@ -200,7 +200,7 @@ def test_map_right():
 
 @pytest.mark.parametrize("kind, fragment", [
     ("no d+1", "lacks the d + 1"),
-    ("no nu", "degrees of freedom nu"),
+    ("no nu", "degrees of freedom kappa"),
     ("ml denominator", "maximum-likelihood denominator"),
     ("ml", "maximum-likelihood covariances"),
     ("split", "different numbers"),

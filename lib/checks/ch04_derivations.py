@@ -267,30 +267,30 @@ def em_missing_information_rate(student_fn):
 def em_map_covariances(student_fn):
     mixture = _mixture()
     rng = np.random.default_rng(443)
-    for n, d, K, nu in [(30, 2, 3, 4.0), (25, 3, 2, 6.5), (40, 2, 2, 2.0)]:
+    for n, d, K, kappa in [(30, 2, 3, 4.0), (25, 3, 2, 6.5), (40, 2, 2, 2.0)]:
         X = rng.normal(size=(n, d)) * 1.4 + rng.normal(scale=3.0, size=d) + 4.0
         resp = rng.dirichlet(np.full(K, 0.5), size=n)
         B = rng.normal(size=(d, d))
         psi = 0.5 * (B @ B.T) + np.eye(d)
-        out = call(student_fn, X, resp, psi, nu, name="map_covariances")
+        out = call(student_fn, X, resp, psi, kappa, name="map_covariances")
         covs = expect_array(out, (K, d, d), "the covariances", name="map_covariances")
-        _, means, want = mixture.map_m_step(X, resp, psi, nu)
+        _, means, want = mixture.map_m_step(X, resp, psi, kappa)
         if _close(covs, want, rtol=1e-7, atol=1e-10):
             continue
         nk = resp.sum(axis=0)
         S = _scatter(X, resp, means)
-        den = (nk + nu + d + 1)[:, None, None]
+        den = (nk + kappa + d + 1)[:, None, None]
         mistakes = [
-            ((psi + S) / (nk + nu)[:, None, None],
-             "your denominator lacks the d + 1: the inverse-Wishart density has |Sigma|^(-(nu + d + 1)/2)."),
+            ((psi + S) / (nk + kappa)[:, None, None],
+             "your denominator lacks the d + 1: the inverse-Wishart density has |Sigma|^(-(kappa + d + 1)/2)."),
             ((psi + S) / (nk + d + 1)[:, None, None],
-             "your denominator lacks the degrees of freedom nu of the prior."),
+             "your denominator lacks the degrees of freedom kappa of the prior."),
             ((psi + S) / nk[:, None, None],
              "you added Psi to the scatter but kept the maximum-likelihood denominator n_k: the prior's "
-             "|Sigma| factor adds nu + d + 1 to it."),
+             "|Sigma| factor adds kappa + d + 1 to it."),
             (S / nk[:, None, None],
              "you returned the maximum-likelihood covariances: the prior adds Psi to the scatter and "
-             "nu + d + 1 to the count."),
+             "kappa + d + 1 to the count."),
             (S / nk[:, None, None] + psi / den,
              "you divided the scatter and Psi by different numbers: both sit in one trace term, "
              "-1/2 tr((Psi + S_k) Sigma_k^{-1}), so they share the denominator."),
@@ -300,14 +300,14 @@ def em_map_covariances(student_fn):
              "your scatter ignores the responsibilities: weight each outer product by resp[i, k]."),
             ((psi + _scatter(X, resp, np.zeros((K, d)))) / den,
              "your scatter is taken about the origin; centre it at the component's mean mu_k."),
-            ((psi + S) / (nk + nu + d - 1)[:, None, None],
+            ((psi + S) / (nk + kappa + d - 1)[:, None, None],
              "your denominator has d - 1 where the MAP update has d + 1: the inverse-Wishart density "
-             "has |Sigma|^(-(nu + d + 1)/2)."),
+             "has |Sigma|^(-(kappa + d + 1)/2)."),
         ]
         for value, message in mistakes:
             if _close(covs, value, rtol=1e-7, atol=1e-10):
                 raise Failure(message)
         raise Failure(
             "your covariances differ from the MAP update: maximise "
-            "-(n_k + nu + d + 1)/2 ln det Sigma_k - 1/2 tr((Psi + S_k) Sigma_k^{-1}) over Sigma_k."
+            "-(n_k + kappa + d + 1)/2 ln det Sigma_k - 1/2 tr((Psi + S_k) Sigma_k^{-1}) over Sigma_k."
         )
