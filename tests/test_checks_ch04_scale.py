@@ -74,7 +74,7 @@ def test_the_book_solution_passes_on_lists_too():
     ("mean-sign", ["sign of the step"]),
     ("weights-counts", ["soft counts n_k", "divide by the number of points"]),
     ("weights-K", ["by K"]),
-    ("tuple", ["tuple (weights, means, covariances)", "length 2"]),
+    ("tuple", ["(weights, means, covariances) as a tuple of 3 values", "length 2"]),
     ("transposed-means", ["transposed"]),
 ])
 def test_typical_mistakes_are_named(kind, fragments):

@@ -29,6 +29,7 @@ __all__ = [
     "call",
     "expect_array",
     "expect_scalar",
+    "expect_tuple",
     "digest",
     "matches_digest",
 ]
@@ -181,6 +182,14 @@ def expect_array(value, shape, what, *, name="your function", finite=True):
             "Work in log space (logsumexp) and check for empty classes or components."
         )
     return arr
+
+
+def expect_tuple(value, size, what, *, name="your function"):
+    """Return ``value`` (a tuple or list of ``size`` items) or raise :class:`Failure`."""
+    if not isinstance(value, (tuple, list)) or len(value) != size:
+        got = f"a tuple of length {len(value)}" if isinstance(value, (tuple, list)) else f"a {type(value).__name__}"
+        raise Failure(f"{name} should return {what} as a tuple of {size} values, got {got}.")
+    return value
 
 
 def expect_scalar(value, what, *, name="your function"):

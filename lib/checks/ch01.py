@@ -10,7 +10,7 @@ from scipy.special import expit, logsumexp
 from scipy.stats import norm
 
 from .. import logistic
-from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar
+from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, expect_tuple
 
 __all__ = [
     "stable_sigmoid",
@@ -27,12 +27,6 @@ def _close(a, b, rtol=1e-7, atol=1e-10):
     return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol))
 
 
-def _pair(out, what, name):
-    """The student's ``(w, b)``-like tuple, with a message if it is not a pair."""
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        got = f"a tuple of length {len(out)}" if isinstance(out, (tuple, list)) else f"a {type(out).__name__}"
-        raise Failure(f"{name} should return the pair {what} as a tuple of two values, got {got}.")
-    return out
 
 
 def _overlapping_problem(rng, n, d, shift=1.0):
@@ -162,7 +156,8 @@ def softmax_gradient(student_fn):
         y = rng.permutation(np.arange(n) % K)
         W = rng.normal(size=(K, d))
         b = np.array([800.0, 0.0, -800.0]) if big else 0.5 * rng.normal(size=K) + 0.3
-        out = _pair(call(student_fn, W, b, X, y, name="softmax_gradient"), "(grad_W, grad_b)", "softmax_gradient")
+        out = expect_tuple(call(student_fn, W, b, X, y, name="softmax_gradient"),
+                           2, "the pair (grad_W, grad_b)", name="softmax_gradient")
         raw = np.asarray(out[0], dtype=float) if not isinstance(out[0], (str, bytes)) else None
         if raw is not None and raw.shape == (K, d) and not np.all(np.isfinite(raw)):
             if big:
@@ -236,7 +231,8 @@ def sgd_epoch(student_fn):
         order = rng.permutation(n)
         while np.array_equal(order, np.arange(n)):
             order = rng.permutation(n)
-        out = _pair(call(student_fn, w, b, X, y, lr, order, name="sgd_epoch"), "(w, b)", "sgd_epoch")
+        out = expect_tuple(call(student_fn, w, b, X, y, lr, order, name="sgd_epoch"),
+                           2, "the pair (w, b)", name="sgd_epoch")
         got_w = expect_array(out[0], (d,), "w", name="sgd_epoch")
         got_b = expect_scalar(out[1], "b", name="sgd_epoch")
         ref_w, ref_b = logistic.sgd_epoch(w, b, X, y, lr, order)
@@ -309,7 +305,8 @@ def newton_step(student_fn):
     for n, d in [(30, 2), (40, 3), (25, 1)]:
         X, y = _overlapping_problem(rng, n, d)
         w, b = 0.5 * rng.normal(size=d), -0.3
-        out = _pair(call(student_fn, w, b, X, y, name="newton_step"), "(w, b)", "newton_step")
+        out = expect_tuple(call(student_fn, w, b, X, y, name="newton_step"),
+                           2, "the pair (w, b)", name="newton_step")
         got_w = expect_array(out[0], (d,), "the new w", name="newton_step")
         got_b = expect_scalar(out[1], "the new b", name="newton_step")
         ref_w, ref_b = logistic.newton_step(w, b, X, y)

@@ -10,16 +10,11 @@ from scipy.special import log_ndtr, ndtr
 from scipy.stats import norm
 
 from .. import logistic
-from ._core import Failure, call, check, expect_array, expect_scalar
+from ._core import Failure, call, check, expect_array, expect_scalar, expect_tuple
 
 __all__ = ["probit_gradient", "perceptron_epoch"]
 
 
-def _pair_or_triple(out, size, what, name):
-    if not isinstance(out, (tuple, list)) or len(out) != size:
-        got = f"a tuple of length {len(out)}" if isinstance(out, (tuple, list)) else f"a {type(out).__name__}"
-        raise Failure(f"{name} should return {what} as a tuple of {size} values, got {got}.")
-    return out
 
 
 def _problem(rng, n, d, shift=1.0):
@@ -66,8 +61,8 @@ def probit_gradient(student_fn):
             X = np.vstack([np.full(d, 40.0), np.full(d, -40.0)] * 3) / np.sqrt(d)
             y = np.array([0, 1] * 3)
             w, b = np.full(d, 1.0 / np.sqrt(d)), 0.0  # t_i = +-40, margins s_i t_i = -40
-        out = _pair_or_triple(call(student_fn, w, b, X, y, name="probit_gradient"), 2, "(grad_w, grad_b)",
-                              "probit_gradient")
+        out = expect_tuple(call(student_fn, w, b, X, y, name="probit_gradient"), 2, "(grad_w, grad_b)",
+                           name="probit_gradient")
         raw = np.asarray(out[0], dtype=float) if not isinstance(out[0], (str, bytes)) else None
         if far and raw is not None and raw.shape == (d,) and not np.all(np.isfinite(raw)):
             raise Failure(
@@ -162,8 +157,8 @@ def perceptron_epoch(student_fn):
         order = rng.permutation(n)
         while np.array_equal(order, np.arange(n)):
             order = rng.permutation(n)
-        out = _pair_or_triple(call(student_fn, w, b, X, y, order, name="perceptron_epoch"), 3,
-                              "(w, b, n_mistakes)", "perceptron_epoch")
+        out = expect_tuple(call(student_fn, w, b, X, y, order, name="perceptron_epoch"), 3,
+                           "(w, b, n_mistakes)", name="perceptron_epoch")
         got_w = expect_array(out[0], (d,), "w", name="perceptron_epoch")
         got_b = expect_scalar(out[1], "b", name="perceptron_epoch")
         got_m = expect_scalar(out[2], "n_mistakes", name="perceptron_epoch")

@@ -10,7 +10,7 @@ from importlib import import_module
 
 import numpy as np
 
-from ._core import Failure, call, check, expect_array, expect_scalar
+from ._core import Failure, call, check, expect_array, expect_scalar, expect_tuple
 
 __all__ = ["em_lagrange_weights", "em_m_step_full", "em_missing_information_rate", "em_map_covariances"]
 
@@ -33,11 +33,6 @@ def _scatter(X, resp, centres):
     return np.stack([(resp[:, k] * (X - c).T) @ (X - c) for k, c in enumerate(centres)])
 
 
-def _unpack_three(out, name, what):
-    if not isinstance(out, (tuple, list)) or len(out) != 3:
-        length = f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""
-        raise Failure(f"{name} must return a tuple {what}, got a {type(out).__name__}{length}.")
-    return out
 
 
 # --------------------------------------------------------------------------- ex-em-lagrange-weights
@@ -113,8 +108,8 @@ def em_m_step_full(student_fn):
     rng = np.random.default_rng(441)
     for n, d, K in [(40, 2, 3), (60, 3, 2), (35, 2, 4)]:
         X, weights, means, covs = _full_problem(rng, n, d, K)
-        out = _unpack_three(call(student_fn, X, weights, means, covs, name="em_iteration_full"),
-                            "em_iteration_full", "(weights, means, covariances)")
+        out = expect_tuple(call(student_fn, X, weights, means, covs, name="em_iteration_full"), 3,
+                           "(weights, means, covariances)", name="em_iteration_full")
         new_w = expect_array(out[0], (K,), "the weights", name="em_iteration_full")
         new_m = expect_array(out[1], (K, d), "the means", name="em_iteration_full")
         new_c = expect_array(out[2], (K, d, d), "the covariances", name="em_iteration_full")

@@ -9,7 +9,7 @@ from importlib import import_module
 
 import numpy as np
 
-from ._core import Failure, call, check, expect_array
+from ._core import Failure, call, check, expect_array, expect_tuple
 
 __all__ = ["em_m_step_from_sums"]
 
@@ -49,10 +49,7 @@ def em_m_step_from_sums(student_fn):
         args, (want_w, want_m, want_c) = _problem(rng, n, d, K, offset)
         counts, first, second, centres, _ = args
         out = call(student_fn, *(np.copy(a) if isinstance(a, np.ndarray) else a for a in args), name=name)
-        if not isinstance(out, (tuple, list)) or len(out) != 3:
-            length = f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""
-            raise Failure(f"{name} must return a tuple (weights, means, covariances), "
-                          f"got a {type(out).__name__}{length}.")
+        expect_tuple(out, 3, "(weights, means, covariances)", name=name)
         weights = expect_array(out[0], (K,), "the weights", name=name)
         means = expect_array(out[1], (K, d), "the means", name=name)
         covs = expect_array(out[2], (K, d, d), "the covariances", name=name)

@@ -9,7 +9,7 @@ import numpy as np
 from scipy.special import digamma
 
 from .. import variational as V
-from ._core import Failure, call, check, expect_array, expect_scalar
+from ._core import Failure, call, check, expect_array, expect_scalar, expect_tuple
 
 __all__ = ["cavi_update", "kl_p_to_factorised", "vb_dirichlet_weights"]
 
@@ -26,9 +26,7 @@ def _random_target(d, rng):
 
 
 def _pair(out, name):
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise Failure(f"{name} should return a pair (new_mean, variance), two numbers; got a "
-                      f"{type(out).__name__}" + (f" of length {len(out)}." if isinstance(out, (tuple, list)) else "."))
+    expect_tuple(out, 2, "the pair (new_mean, variance), two numbers,", name=name)
     return (expect_scalar(out[0], "the new mean m_j", name=name),
             expect_scalar(out[1], "the variance of q_j", name=name))
 
