@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .. import mle
-from ._core import Failure, NotImplementedYet, call, check, digest, expect_array, expect_scalar, matches_digest
+from ._core import Failure, NotImplementedYet, call, check, digest, expect_array, expect_scalar, matches_digest, expect_tuple
 
 __all__ = [
     "bernoulli_mle",
@@ -211,8 +211,7 @@ def spherical_gaussian_mle(student_fn):
     for X in _spherical_cases(rng):
         n, d = X.shape
         out = call(student_fn, X, name="spherical_gaussian_mle")
-        if not isinstance(out, (tuple, list)) or len(out) != 2:
-            raise Failure("spherical_gaussian_mle should return a pair (mean, variance), e.g. `return mu, var`.")
+        expect_tuple(out, 2, "the pair (mean, variance), e.g. `return mu, var`,", name="spherical_gaussian_mle")
         mean_out, var_out = out
         try:
             mean_arr = np.asarray(mean_out, dtype=float)

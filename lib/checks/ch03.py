@@ -9,7 +9,7 @@ from scipy.special import logsumexp
 from scipy.stats import norm
 
 from .. import discriminant
-from ._core import Failure, call, check, expect_array, expect_scalar
+from ._core import Failure, call, check, expect_array, expect_scalar, expect_tuple
 
 __all__ = ["gda_mle", "gda_posterior", "lda_logistic", "gda_n_params", "naive_bayes_vs_lda"]
 
@@ -58,11 +58,6 @@ def _normalise(log_joint):
     return np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
 
 
-def _tuple_of(out, n, what, name):
-    if not isinstance(out, (tuple, list)) or len(out) != n:
-        got = f"a {type(out).__name__} of length {len(out)}" if isinstance(out, (tuple, list)) else f"a {type(out).__name__}"
-        raise Failure(f"{name} should return {what} ({n} values in a tuple), got {got}.")
-    return out
 
 
 # ------------------------------------------------------------ ex-gda-mle --
@@ -81,8 +76,8 @@ def gda_mle(student_fn):
         K, n = len(sizes), len(y)
         counts = np.array(sizes, dtype=float)
         unequal = len(set(sizes)) > 1
-        out = _tuple_of(call(student_fn, X, y, name="gda_mle"), 4,
-                        "(priors, means, covariances, pooled)", "gda_mle")
+        out = expect_tuple(call(student_fn, X, y, name="gda_mle"), 4,
+                           "(priors, means, covariances, pooled)", name="gda_mle")
         nan_hint = ("usually a class with no rows (a mean over zero rows is NaN) or a division by a zero "
                     "count; the labels run from 0 to K - 1 and every class is present.")
         priors = _array(out[0], (K,), "the priors", "gda_mle", nan_hint)
@@ -269,7 +264,7 @@ def lda_logistic(student_fn):
     for priors, d in cases:
         means = 2.0 * rng.normal(size=(2, d))
         cov = _spd(rng, d)
-        out = _tuple_of(call(student_fn, priors, means, cov, name="lda_logistic"), 2, "(w, b)", "lda_logistic")
+        out = expect_tuple(call(student_fn, priors, means, cov, name="lda_logistic"), 2, "(w, b)", name="lda_logistic")
         if d > 1 and np.size(out[0]) == 1 and np.size(out[1]) == d:
             raise Failure("lda_logistic returned (b, w); return them in the order (w, b).")
         nan_hint = "look for a division by zero, or a log of a non-positive prior ratio."
@@ -366,8 +361,8 @@ def _theory_accuracies(rho, delta=1.0):
 )
 def naive_bayes_vs_lda(student_fn):
     for rho in (0.0, 0.9):
-        out = _tuple_of(call(student_fn, rho, 2000, np.random.default_rng(5), name="naive_bayes_vs_lda"),
-                        2, "(accuracy_nb, accuracy_lda)", "naive_bayes_vs_lda")
+        out = expect_tuple(call(student_fn, rho, 2000, np.random.default_rng(5), name="naive_bayes_vs_lda"),
+                           2, "(accuracy_nb, accuracy_lda)", name="naive_bayes_vs_lda")
         acc_nb = expect_scalar(out[0], "accuracy_nb", name="naive_bayes_vs_lda")
         acc_lda = expect_scalar(out[1], "accuracy_lda", name="naive_bayes_vs_lda")
         if not (0.0 <= acc_nb <= 1.0 and 0.0 <= acc_lda <= 1.0):

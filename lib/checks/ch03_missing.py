@@ -10,7 +10,7 @@ are computed and named.
 import numpy as np
 
 from .. import gaussian
-from ._core import Failure, call, check, expect_array
+from ._core import Failure, call, check, expect_array, expect_tuple
 
 __all__ = ["gda_conditional"]
 
@@ -110,8 +110,7 @@ def gda_conditional(student_fn):
     rng = np.random.default_rng(304)
     for mean, cov, o, x_o in _cases(rng):
         out = call(student_fn, mean, cov, o, x_o, name="conditional_gaussian")
-        if not isinstance(out, (tuple, list)) or len(out) != 2:
-            raise Failure("conditional_gaussian should return the tuple (cond_mean, cond_cov).")
+        expect_tuple(out, 2, "(cond_mean, cond_cov)", name="conditional_gaussian")
         n_m = int((~o).sum())
         want_mean, want_cov = gaussian.conditional_gaussian(mean, cov, o, x_o)
         got_mean, got_cov = out

@@ -10,7 +10,7 @@ from importlib import import_module
 
 import numpy as np
 
-from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, matches_digest
+from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, matches_digest, expect_tuple
 
 __all__ = ["em_e_step", "em_m_step_spherical", "em_second_iteration", "em_run", "em_lower_bound"]
 
@@ -155,11 +155,7 @@ def em_m_step_spherical(student_fn):
         resp = rng.dirichlet(np.full(K, 0.4), size=n)
         resp[: K, :] = np.eye(K)  # every component owns at least one point outright
         out = call(student_fn, X, resp, name="m_step_spherical")
-        if not isinstance(out, (tuple, list)) or len(out) != 3:
-            raise Failure(
-                "m_step_spherical must return a tuple (weights, means, variances), got "
-                f"{type(out).__name__}" + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else "") + "."
-            )
+        expect_tuple(out, 3, "the tuple (weights, means, variances)", name="m_step_spherical")
         weights = expect_array(out[0], (K,), "the weights", name="m_step_spherical")
         means = expect_array(out[1], (K, d), "the means", name="m_step_spherical")
         var_arr = np.asarray(out[2], dtype=np.float64)

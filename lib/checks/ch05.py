@@ -10,7 +10,7 @@ from scipy.special import expit, logsumexp
 
 from .. import mixture
 from .. import variational as V
-from ._core import Failure, NotImplementedYet, call, check, digest, expect_array, expect_scalar, matches_digest
+from ._core import Failure, NotImplementedYet, call, check, digest, expect_array, expect_scalar, matches_digest, expect_tuple
 
 __all__ = [
     "elbo_discrete",
@@ -272,8 +272,7 @@ def hard_em_step(student_fn):
     rng = np.random.default_rng(52)
     for X, w, mu, cov in _hard_cases(rng):
         out = call(student_fn, X, w, mu, cov, name="hard_em_step")
-        if not isinstance(out, (tuple, list)) or len(out) != 3:
-            raise Failure("return a tuple (weights, means, covariances).")
+        expect_tuple(out, 3, "the tuple (weights, means, covariances)", name="hard_em_step")
         K, d = mu.shape
         got_w = expect_array(out[0], (K,), "weights", name="hard_em_step")
         got_mu = expect_array(out[1], (K, d), "means", name="hard_em_step")
