@@ -512,6 +512,15 @@ def log_posterior(log_joint):
 
 class _BaseNaiveBayes(ClassifierMixin, BaseEstimator):
 
+    def _set_counts(self, classes, class_count, feature_count, n_features):
+        """The fitted bookkeeping both models share; returns self."""
+        self.classes_ = classes
+        self.class_count_ = class_count
+        self.feature_count_ = feature_count
+        self.priors_ = class_count / class_count.sum()  # the class-prior MLE
+        self.n_features_in_ = n_features
+        return self
+
     def _check_fit_data(self, X, y):
         X = _check_counts_matrix(X)
         classes, y_index = check_labels(y, X.shape[0], "y", min_classes=2)
@@ -584,12 +593,7 @@ class MultinomialNaiveBayes(_BaseNaiveBayes):
         X, classes, y_index = self._check_fit_data(X, y)
         class_count, feature_count = class_statistics(X, y_index, classes.shape[0])
         self.log_probs_ = multinomial_log_probs(feature_count, alpha)
-        self.classes_ = classes
-        self.class_count_ = class_count
-        self.feature_count_ = feature_count
-        self.priors_ = class_count / class_count.sum()
-        self.n_features_in_ = X.shape[1]
-        return self
+        return self._set_counts(classes, class_count, feature_count, X.shape[1])
 
     def _joint(self, X):
         return multinomial_log_joint(X, np.log(self.priors_), self.log_probs_)
@@ -634,12 +638,7 @@ class BernoulliNaiveBayes(_BaseNaiveBayes):
         B = (X > self.binarize).astype(np.float64)
         class_count, feature_count = class_statistics(B, y_index, classes.shape[0])
         self.log_probs_ = bernoulli_log_probs(feature_count, class_count, alpha)
-        self.classes_ = classes
-        self.class_count_ = class_count
-        self.feature_count_ = feature_count
-        self.priors_ = class_count / class_count.sum()
-        self.n_features_in_ = X.shape[1]
-        return self
+        return self._set_counts(classes, class_count, feature_count, X.shape[1])
 
     def _joint(self, X):
         return bernoulli_log_joint(X, np.log(self.priors_), self.log_probs_, self.binarize)
