@@ -16,3 +16,13 @@ def not_implemented(*args):
 def raises(*args):
     """A student's function that crashes with an unexpected error."""
     raise RuntimeError("boom")
+
+
+def assert_standard_failure_modes(check):
+    """What every function check does with an untouched, wrong-typed, crashing or empty submission."""
+    assert check(not_implemented).status == "not implemented"
+    assert check(...).status == "not implemented"
+    assert_fails(check(42), "expected a function")
+    assert_fails(check(raises), "raised an exception", "RuntimeError")
+    assert_fails(check(lambda *args: None), "return")
+    assert_fails(check(lambda *args: "a string"))
