@@ -1,0 +1,43 @@
+"""One meaning per symbol: a symbol that chapters/notation.md assigns to one meaning
+is not used on a page with another meaning.
+
+FORBIDDEN lists (page glob, regular expression, reason): the expression must not occur
+in the MyST sources matched by the glob.  The reason says which symbol the page uses
+instead, so a failure tells the author what to write.  Each chapter has its own block.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
+
+FORBIDDEN = [
+    # ---- book-wide ----
+    ("0[1-4]*.md", r"\\nu_0", "the (inverse-)Wishart degrees of freedom are kappa (kappa_0), not nu_0; "
+                              "nu is a Lagrange multiplier"),
+    # ---- chapter 1 ----
+    # ---- chapter 2 ----
+    # ---- chapter 3 ----
+    # ---- chapter 4 ----
+    # ---- chapter 5 ----
+]
+
+
+def _cases():
+    for glob, pattern, reason in FORBIDDEN:
+        for path in sorted(CHAPTERS.glob(glob)):
+            yield pytest.param(path, pattern, reason, id=f"{path.stem}:{pattern}")
+
+
+def test_every_rule_matches_some_page():
+    for glob, _, _ in FORBIDDEN:
+        assert sorted(CHAPTERS.glob(glob)), f"the glob {glob!r} matches no page"
+
+
+@pytest.mark.parametrize("path, pattern, reason", list(_cases()))
+def test_symbol_has_one_meaning(path, pattern, reason):
+    text = path.read_text(encoding="utf-8")
+    hits = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(pattern, text)]
+    assert not hits, f"{path.name} lines {hits}: {reason}"
