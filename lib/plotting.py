@@ -511,7 +511,7 @@ def interactive_mixture_fit(X, runs, *, alt, run_names=None, covariance_type="fu
 
 
 def interactive_elbo(param_values, log_evidence, elbo, kl, posterior, q, *, alt, param_label="q",
-                     latent_labels=None, text=None, still=0, xlog=False):
+                     latent_labels=None, latent_name="z", text=None, still=0, xlog=False):
     r"""The identity :math:`\ln p(x) = \mathrm{ELBO}(q) + \mathrm{KL}(q \,\|\, p(z \mid x))` along a
     family of q.
 
@@ -532,6 +532,8 @@ def interactive_elbo(param_values, log_evidence, elbo, kl, posterior, q, *, alt,
         The exact posterior over the L values of z.
     q : ndarray of shape (m, L)
         The variational distribution at each slider position.
+    latent_labels, latent_name : list of str, str
+        Tick labels of the L latent values and the axis label of the third panel.
     xlog : bool
         Draw the parameter axis on a log scale (for a tempering exponent).
     """
@@ -586,8 +588,12 @@ def interactive_elbo(param_values, log_evidence, elbo, kl, posterior, q, *, alt,
         {"type": "polylines", "frames": dists, "by": [0]},
         {"type": "texts", "frames": [[[-0.5, 0.95 * top, "grey: p(z | x)", "#555"],
                                       [-0.5, 0.88 * top, "blue: q(z)", PALETTE[0]]]], "by": []}],
-        xlabel="z", ylabel="probability", title="exact posterior and q")
+        xlabel=latent_name, ylabel="probability", title="exact posterior and q")
     pright["xticks"] = [[j, str(lab)] for j, lab in enumerate(latent_labels)]
+    if xlog and np.log10(xlim[1] / xlim[0]) < 2:  # too few decades for decade ticks: powers of 2
+        ticks = [[_round_float(2.0**k), f"{2.0**k:g}" if k >= 0 else f"1/{2**-k}"]
+                 for k in range(int(np.ceil(np.log2(xlim[0]) - 1e-9)), int(np.floor(np.log2(xlim[1]) + 1e-9)) + 1)]
+        pleft["xticks"] = pmid["xticks"] = ticks
     if text is None:
         text = [f"{param_label} = {param_values[i]:.2f}: ELBO = {elbo[i]:.3f}, KL = {kl[i]:.3f}, "
                 f"ELBO + KL = {elbo[i] + kl[i]:.3f} = ln p(x)" for i in range(m)]

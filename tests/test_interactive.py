@@ -134,6 +134,9 @@ def test_still_figure_draws_the_panels_ticks():
     panel = fig.panels[0]
     assert list(still.axes[0].get_yticks()) == pytest.approx([t[0] for t in panel["yticks"]])
     plt.close(still)
+    # a log axis spanning less than two decades gets ticks at powers of 2
+    fig2 = plotting.interactive_elbo([0.25, 4.0], -2.4, elbo, -2.4 - elbo, post, q, alt="ELBO", xlog=True)
+    assert [t[1] for t in fig2.panels[0]["xticks"]] == ["1/4", "1/2", "1", "2", "4"]
     # a panel with an empty tick list draws no ticks
     fig.panels[0]["xticks"] = []
     still = fig.still_figure()
