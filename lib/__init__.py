@@ -32,6 +32,7 @@ SUBMODULES = (
     "mixture",
     "em_theory",
     "variational",
+    "bayesian_mixture",
     "datasets",
     "plotting",
     "checks",

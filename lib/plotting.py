@@ -309,6 +309,7 @@ class InteractiveFigure:
     def still_figure(self):
         """A matplotlib Figure of the still frame (what the PDF prints)."""
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import NullLocator
 
         w, h = self.size
         # placed axes: no constrained layout (the book style turns it on)
@@ -323,6 +324,11 @@ class InteractiveFigure:
                 ax.set_xscale("log")
             if panel.get("ylog"):
                 ax.set_yscale("log")
+            # the ticks the web figure draws ([] draws none), with their labels
+            for axis, key in ((ax.xaxis, "xticks"), (ax.yaxis, "yticks")):
+                if key in panel:
+                    axis.set_ticks([t[0] for t in panel[key]], [str(t[1]) for t in panel[key]])
+                    axis.set_minor_locator(NullLocator())
             ax.set_xlabel(panel.get("xlabel", ""))
             ax.set_ylabel(panel.get("ylabel", ""))
             ax.set_title(panel.get("title", ""), fontsize=10, fontweight="bold")
@@ -505,13 +511,20 @@ def interactive_mixture_fit(X, runs, *, alt, run_names=None, covariance_type="fu
 
 
 def interactive_elbo(param_values, log_evidence, elbo, kl, posterior, q, *, alt, param_label="q",
-                     latent_labels=None, text=None, still=0):
-    r"""The split :math:`\ln p(x) = \mathrm{ELBO}(q) + \mathrm{KL}(q \,\|\, p(z \mid x))` as q moves.
+                     latent_labels=None, latent_name="z", text=None, still=0, xlog=False):
+    r"""The identity :math:`\ln p(x) = \mathrm{ELBO}(q) + \mathrm{KL}(q \,\|\, p(z \mid x))` along a
+    family of q.
+
+    Three panels over the family's parameter: the ELBO as a curve below the flat line
+    :math:`\ln p(x)`, with the gap at the chosen q drawn as a vertical bar; the KL
+    divergence as a curve on the *same* vertical scale (its axis starts at 0 and spans
+    as many nats as the first panel's), so the bar in the first panel and the height of
+    the second curve are the same length; and the exact posterior beside q.
 
     Parameters
     ----------
     param_values : ndarray of shape (m,)
-        The variational parameter at each slider position.
+        The variational parameter at each slider position (increasing).
     log_evidence : float
         :math:`\ln p(x)`, the same for every q.
     elbo, kl : ndarray of shape (m,)
@@ -519,29 +532,48 @@ def interactive_elbo(param_values, log_evidence, elbo, kl, posterior, q, *, alt,
         The exact posterior over the L values of z.
     q : ndarray of shape (m, L)
         The variational distribution at each slider position.
+    latent_labels, latent_name : list of str, str
+        Tick labels of the L latent values and the axis label of the third panel.
+    xlog : bool
+        Draw the parameter axis on a log scale (for a tempering exponent).
     """
     elbo, kl = np.asarray(elbo, dtype=float), np.asarray(kl, dtype=float)
     q, posterior = np.asarray(q, dtype=float), np.asarray(posterior, dtype=float)
+    x = np.asarray(param_values, dtype=float)
     m, L = q.shape
-    if elbo.shape != (m,) or kl.shape != (m,) or posterior.shape != (L,) or len(param_values) != m:
+    if elbo.shape != (m,) or kl.shape != (m,) or posterior.shape != (L,) or x.shape != (m,):
         raise ValueError("param_values, elbo and kl need one entry per row of q, posterior one per column")
+    if xlog and np.any(x <= 0):
+        raise ValueError("xlog=True needs positive param_values")
     latent_labels = latent_labels or [str(j) for j in range(L)]
-    ylim = _limits(np.concatenate([elbo, [log_evidence]]), pad=0.15)
-    ylim[0] = _round_float(min(ylim[0], float(elbo.min()) - 0.25 * (ylim[1] - float(elbo.min()))))
+    lp = _round_float(log_evidence)
+    low = float(elbo.min())
+    gap = max(lp - low, 1e-3)
+    ylim = [_round_float(low - 0.12 * gap), _round_float(lp + 0.12 * gap)]
     span = ylim[1] - ylim[0]
-    bars, labels = [], []
+    klim = [_round_float(-0.12 * gap), _round_float(span - 0.12 * gap)]  # same length as ylim
+    xlim = [_round_float(x.min()), _round_float(x.max())] if xlog else _limits(x, pad=0.02)
+    xspan = float(x.min()) if xlog else xlim[1] - xlim[0]
+    elbo_curve = _trace(x, elbo, xspan, span, PALETTE[0], width=2.0)
+    kl_curve = _trace(x, kl, xspan, span, PALETTE[1], width=2.0)
+    flat = [[xlim[0], lp, xlim[1], lp], "#222", None, 1.2, "4,3"]
+    gaps, kl_bars = [], []
     for i in range(m):
-        e = _round_float(elbo[i])
-        bars.append([[[0.25, ylim[0], 0.75, ylim[0], 0.75, e, 0.25, e], "#333", PALETTE[0], 0.8],
-                     [[0.25, e, 0.75, e, 0.75, _round_float(log_evidence), 0.25, _round_float(log_evidence)],
-                      "#333", PALETTE[1], 0.8],
-                     [[0.05, _round_float(log_evidence), 0.95, _round_float(log_evidence)], "#222", None, 1.2, "4,3"]])
-        labels.append([[0.8, e - 0.04 * span, f"ELBO {elbo[i]:.2f}", PALETTE[0]],
-                       [0.8, _round_float(log_evidence) + 0.04 * span, f"KL {kl[i]:.2f}", "#8a5a00"]])
-    pleft = _axes([70, 28, 200, 222], [0, 1.6], ylim,
-                  [{"type": "polylines", "frames": bars, "by": [0]}, {"type": "texts", "frames": labels, "by": [0]}],
-                  ylabel="nats", title="ln p(x) = ELBO + KL")
-    pleft["xticks"] = []
+        xi, e, k = _round_float(x[i]), _round_float(elbo[i]), _round_float(kl[i])
+        gaps.append([[[xi, e, xi, lp], PALETTE[1], None, 4.0], [[xi, e, xi, e], PALETTE[0], None, 8.0]])
+        kl_bars.append([[[xi, 0.0, xi, k], PALETTE[1], None, 4.0], [[xi, k, xi, k], PALETTE[1], None, 8.0]])
+    xlabel = param_label + (" (log scale)" if xlog else "")
+    pleft = _axes([70, 28, 190, 222], xlim, ylim, [
+        {"type": "polylines", "frames": [[elbo_curve, flat]], "by": []},
+        {"type": "polylines", "frames": gaps, "by": [0]},
+        {"type": "texts", "frames": [[[xlim[0], lp + 0.05 * span, " ln p(x)", "#222"],
+                                      [xlim[0], ylim[0] + 0.05 * span, " ELBO (blue); KL = gap (orange)",
+                                       PALETTE[0]]]], "by": []}],
+        xlabel=xlabel, ylabel="nats", title="ELBO below ln p(x)", xlog=xlog)
+    pmid = _axes([310, 28, 150, 222], xlim, klim, [
+        {"type": "polylines", "frames": [[kl_curve, [[xlim[0], 0.0, xlim[1], 0.0], "#999", None, 1.0]]], "by": []},
+        {"type": "polylines", "frames": kl_bars, "by": [0]}],
+        xlabel=xlabel, title="KL(q || p(z | x))", xlog=xlog)
     dists = []
     for i in range(m):
         marks = []
@@ -551,19 +583,23 @@ def interactive_elbo(param_values, log_evidence, elbo, kl, posterior, q, *, alt,
                 marks.append([[j + offset, 0, j + offset + 0.36, 0, j + offset + 0.36, h, j + offset, h],
                               "#333", color, 0.6])
         dists.append(marks)
-    top = _round_float(1.1 * max(float(posterior.max()), float(q.max())))
-    pright = _axes([360, 28, 260, 222], [-0.6, L - 0.4], [0, top], [
+    top = _round_float(1.15 * max(float(posterior.max()), float(q.max())))
+    pright = _axes([510, 28, 200, 222], [-0.6, L - 0.4], [0, top], [
         {"type": "polylines", "frames": dists, "by": [0]},
         {"type": "texts", "frames": [[[-0.5, 0.95 * top, "grey: p(z | x)", "#555"],
                                       [-0.5, 0.88 * top, "blue: q(z)", PALETTE[0]]]], "by": []}],
-        xlabel="z", ylabel="probability", title="exact posterior and q")
+        xlabel=latent_name, ylabel="probability", title="exact posterior and q")
     pright["xticks"] = [[j, str(lab)] for j, lab in enumerate(latent_labels)]
+    if xlog and np.log10(xlim[1] / xlim[0]) < 2:  # too few decades for decade ticks: powers of 2
+        ticks = [[_round_float(2.0**k), f"{2.0**k:g}" if k >= 0 else f"1/{2**-k}"]
+                 for k in range(int(np.ceil(np.log2(xlim[0]) - 1e-9)), int(np.floor(np.log2(xlim[1]) + 1e-9)) + 1)]
+        pleft["xticks"] = pmid["xticks"] = ticks
     if text is None:
         text = [f"{param_label} = {param_values[i]:.2f}: ELBO = {elbo[i]:.3f}, KL = {kl[i]:.3f}, "
                 f"ELBO + KL = {elbo[i] + kl[i]:.3f} = ln p(x)" for i in range(m)]
     text = _check_text(text, m, "slider positions")
     controls = [{"kind": "range", "label": param_label, "size": m}]
-    return InteractiveFigure([pleft, pright], controls, text, alt, size=(640, 300), still=still)
+    return InteractiveFigure([pleft, pmid, pright], controls, text, alt, size=(730, 300), still=still)
 
 
 def interactive_decision_regions(regions, extent, X, y, *, classifier_names, train_sizes, train_order,

@@ -32,7 +32,9 @@ Three layers, from general to specific.
    mean-field variational EM on the same data.  Code names:
    :math:`\pi_m` is ``probs[m]``, :math:`w_m` is ``components[m]`` (rows of
    :math:`W`), :math:`\sigma^2` is ``noise_variance``, the mean-field
-   parameter :math:`\lambda_{im} = q(z_{im} = 1)` is ``lam[i, m]``.
+   parameter :math:`\xi_{im} = q(z_{im} = 1)` is ``lam[i, m]`` (the argument names
+   predate the book's letter :math:`\xi`, which chapter 5 uses because
+   :math:`\lambda` is the :math:`\ell_2` penalty everywhere else).
 
 4. **Continuous mean field.**  :func:`cavi_gaussian` runs coordinate-ascent
    variational inference (CAVI) for a Gaussian target
@@ -504,7 +506,7 @@ def mean_field_q(lam):
 
     .. math::
 
-        q_i(z) = \prod_{m=1}^M \lambda_{im}^{z_m} (1 - \lambda_{im})^{1 - z_m}
+        q_i(z) = \prod_{m=1}^M \xi_{im}^{z_m} (1 - \xi_{im})^{1 - z_m}
 
     Book: chapters/05_1_variational_em.md, eq. label ``vem-mean-field``.
 
@@ -536,11 +538,11 @@ def mean_field_update(X, params, lam, m):
 
     .. math::
 
-        \lambda_{im} \leftarrow \sigma\Bigl(\ln\frac{\pi_m}{1-\pi_m}
-          + \frac{1}{\sigma^2} w_m^\top\Bigl(x_i - \sum_{l \ne m} \lambda_{il} w_l\Bigr)
+        \xi_{im} \leftarrow \operatorname{sigm}\Bigl(\ln\frac{\pi_m}{1-\pi_m}
+          + \frac{1}{\sigma^2} w_m^\top\Bigl(x_i - \sum_{l \ne m} \xi_{il} w_l\Bigr)
           - \frac{\lVert w_m \rVert^2}{2\sigma^2}\Bigr)
 
-    the exact maximiser of the ELBO over :math:`\lambda_{\cdot m}` with the
+    the exact maximiser of the ELBO over :math:`\xi_{\cdot m}` with the
     other factors fixed, so the ELBO never decreases.
     Book: chapters/05_1_variational_em.md, eq. label ``vem-update``.
 
@@ -549,14 +551,14 @@ def mean_field_update(X, params, lam, m):
     X : array-like of shape (n_samples, n_features)
     params : FactorialParams
     lam : array-like of shape (n_samples, n_causes)
-        Current factors :math:`\lambda_{il} = q(z_{il} = 1)`.
+        Current factors :math:`\xi_{il} = q(z_{il} = 1)`.
     m : int
         The cause to update.
 
     Returns
     -------
     ndarray of shape (n_samples,)
-        The new column :math:`\lambda_{\cdot m}`.
+        The new column :math:`\xi_{\cdot m}`.
     """
     X, params = _check_X_params(X, params)
     n_causes = params.probs.shape[0]
@@ -574,7 +576,7 @@ def _update_column(X, params, lam, m):
 
 
 def mean_field_e_step(X, params, lam_init=None, n_sweeps=10, tol=0.0):
-    r"""Mean-field E-step: coordinate ascent on the factors :math:`\lambda_{im}`.
+    r"""Mean-field E-step: coordinate ascent on the factors :math:`\xi_{im}`.
 
     Each sweep updates causes ``0, ..., M-1`` in turn with :func:`mean_field_update`
     (all points at once: their factors do not interact).  Every update is an
@@ -617,12 +619,12 @@ def mean_field_elbo(X, params, lam):
 
     .. math::
 
-        \mathcal L = \sum_{i}\Bigl[\sum_m \bigl(\lambda_{im}\ln\pi_m + (1-\lambda_{im})\ln(1-\pi_m)
-          + H_b(\lambda_{im})\bigr) - \frac d2 \ln(2\pi\sigma^2)
-          - \frac{1}{2\sigma^2}\Bigl(\bigl\lVert x_i - W^\top\lambda_i\bigr\rVert^2
-          + \sum_m \lambda_{im}(1-\lambda_{im})\lVert w_m\rVert^2\Bigr)\Bigr]
+        \mathcal L = \sum_{i}\Bigl[\sum_m \bigl(\xi_{im}\ln\pi_m + (1-\xi_{im})\ln(1-\pi_m)
+          + H_b(\xi_{im})\bigr) - \frac d2 \ln(2\pi\sigma^2)
+          - \frac{1}{2\sigma^2}\Bigl(\bigl\lVert x_i - W^\top\xi_i\bigr\rVert^2
+          + \sum_m \xi_{im}(1-\xi_{im})\lVert w_m\rVert^2\Bigr)\Bigr]
 
-    with :math:`H_b(\lambda) = -\lambda\ln\lambda - (1-\lambda)\ln(1-\lambda)`.
+    with :math:`H_b(\xi) = -\xi\ln\xi - (1-\xi)\ln(1-\xi)`.
     Costs :math:`O(nMd)` instead of the :math:`O(n 2^M d)` of
     ``elbo(log_joint(X, params), mean_field_q(lam))``, which it equals.
     Book: chapters/05_1_variational_em.md, eq. label ``vem-mf-elbo``.
@@ -676,9 +678,9 @@ def mean_field_moments(lam):
 
     .. math::
 
-        \mathbb E_q[z_{im}] = \lambda_{im}, \qquad
-        \mathbb E_q[z_{im} z_{il}] = \begin{cases} \lambda_{im}\lambda_{il} & m \ne l \\
-          \lambda_{im} & m = l \end{cases}
+        \mathbb E_q[z_{im}] = \xi_{im}, \qquad
+        \mathbb E_q[z_{im} z_{il}] = \begin{cases} \xi_{im}\xi_{il} & m \ne l \\
+          \xi_{im} & m = l \end{cases}
 
     (:math:`z^2 = z` for a binary variable).
     Book: chapters/05_1_variational_em.md, eq. label ``vem-moments``.

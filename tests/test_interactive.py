@@ -107,9 +107,41 @@ def test_elbo_figure_splits_the_evidence():
     assert len(spec["text"]) == 5
     assert spec["text"][0] == (f"t = {ts[0]:.2f}: ELBO = {elbo[0]:.3f}, KL = {kl[0]:.3f}, "
                                f"ELBO + KL = {log_p:.3f} = ln p(x)")
-    bars = spec["panels"][0]["layers"][0]["frames"][2]
-    assert bars[0][0][5] == pytest.approx(elbo[2], abs=1e-5)  # ELBO bar top
-    assert bars[1][0][5] == pytest.approx(log_p, abs=1e-5)  # KL stacked up to ln p
+    gap_bar = spec["panels"][0]["layers"][1]["frames"][2][0][0]  # the KL as the gap below ln p
+    assert gap_bar[1] == pytest.approx(elbo[2], abs=1e-5) and gap_bar[3] == pytest.approx(log_p, abs=1e-5)
+    kl_bar = spec["panels"][1]["layers"][1]["frames"][2][0][0]  # the KL from 0 in the middle panel
+    assert kl_bar[1] == 0.0 and kl_bar[3] == pytest.approx(kl[2], abs=1e-5)
+    # both panels have the same vertical scale, so the two bars have the same length
+    (lo, hi), (klo, khi) = spec["panels"][0]["ylim"], spec["panels"][1]["ylim"]
+    assert hi - lo == pytest.approx(khi - klo, rel=1e-5)
+    assert spec["panels"][2]["xticks"] == [[0, "0"], [1, "1"], [2, "2"]]
+
+
+def test_still_figure_draws_the_panels_ticks():
+    """The PDF still shows the tick labels the web figure shows, not matplotlib's own."""
+    import matplotlib.pyplot as plt
+
+    q = np.array([[0.2, 0.3, 0.5], [0.1, 0.2, 0.7]])
+    post = np.array([0.2, 0.3, 0.5])
+    elbo = np.array([-3.0, -2.5])
+    fig = plotting.interactive_elbo([0.5, 1.0], -2.4, elbo, -2.4 - elbo, post, q, alt="ELBO", param_label="s",
+                                    latent_labels=["component 1", "component 2", "component 3"], still=1)
+    still = fig.still_figure()
+    right = still.axes[2]
+    assert [t.get_text() for t in right.get_xticklabels()] == ["component 1", "component 2", "component 3"]
+    assert list(right.get_xticks()) == [0, 1, 2]
+    assert right.get_xlim() == pytest.approx((-0.6, 2.6))
+    panel = fig.panels[0]
+    assert list(still.axes[0].get_yticks()) == pytest.approx([t[0] for t in panel["yticks"]])
+    plt.close(still)
+    # a log axis spanning less than two decades gets ticks at powers of 2
+    fig2 = plotting.interactive_elbo([0.25, 4.0], -2.4, elbo, -2.4 - elbo, post, q, alt="ELBO", xlog=True)
+    assert [t[1] for t in fig2.panels[0]["xticks"]] == ["1/4", "1/2", "1", "2", "4"]
+    # a panel with an empty tick list draws no ticks
+    fig.panels[0]["xticks"] = []
+    still = fig.still_figure()
+    assert len(still.axes[0].get_xticks()) == 0
+    plt.close(still)
 
 
 def test_decision_regions_hide_points_outside_the_training_set():

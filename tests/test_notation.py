@@ -15,13 +15,18 @@ CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
 
 FORBIDDEN = [
     # ---- book-wide ----
-    ("0[1-4]*.md", r"\\nu_0", "the (inverse-)Wishart degrees of freedom are kappa (kappa_0), not nu_0; "
+    ("0[1-5]*.md", r"\\nu_0", "the (inverse-)Wishart degrees of freedom are kappa (kappa_0), not nu_0; "
                               "nu is a Lagrange multiplier"),
     # ---- chapter 1 ----
     # ---- chapter 2 ----
     # ---- chapter 3 ----
     # ---- chapter 4 ----
     # ---- chapter 5 ----
+    ("05*.md", r"\\lambda", "lambda is the l2 penalty; chapter 5's mean-field parameters are xi_im"),
+    ("05*.md", r"\\phi|\\varphi", "phi is the standard normal density; the encoder's weights are upsilon"),
+    ("05*.md", r"\\nu(?![a-zA-Z])", "nu is a Lagrange multiplier; the Wishart degrees of freedom are kappa"),
+    ("05*.md", r"G\(Q|Q\^\{\(t", "chapter 4's bound is L(q, theta) and its E-step gives q^(t+1); not G(Q) or Q^(t)"),
+    ("05*.md", r"\$\\alpha\$, \$\(\\pi_1|cos\(alpha\)", "alpha is a Dirichlet concentration; the angle is tau"),
 ]
 
 

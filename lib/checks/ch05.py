@@ -188,7 +188,7 @@ def _update_variants(X, lam, m, probs, W, s2):
     ref = expit(logit + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / s2)
     wrong = {
         "self": (expit(logit + ((X - lam @ W) @ W[m] - 0.5 * W[m] @ W[m]) / s2),
-                 "your update subtracts lambda_m w_m as well: the sum over l must skip l = m (the cause being "
+                 "your update subtracts xi_m w_m as well: the sum over l must skip l = m (the cause being "
                  "updated does not explain away itself; its own square gives the -||w_m||^2 / 2 term)."),
         "no_half": (expit(logit + ((X - others) @ W[m]) / s2),
                     "the term -||w_m||^2 / (2 sigma^2) is missing: it comes from E[z_m^2] = E[z_m] in the "
@@ -201,7 +201,7 @@ def _update_variants(X, lam, m, probs, W, s2):
         "sigma": (expit(logit + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / np.sqrt(s2)),
                   "you divided by sigma instead of sigma^2 = noise_variance."),
         "logit": (logit + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / s2,
-                  "you returned the argument of the sigmoid (the log-odds); lambda_m is its sigmoid."),
+                  "you returned the argument of the sigmoid (the log-odds); xi_m is its sigmoid."),
     }
     return ref, wrong
 
@@ -220,9 +220,9 @@ def mean_field_update(student_fn):
         m = int(rng.integers(M))
         out = call(student_fn, X, lam, m, probs, W, s2, name="mean_field_update")
         if np.shape(out) == (7, M):
-            raise Failure(f"return only the new column lambda[:, m], shape (n_samples,) = (7,), not the whole "
+            raise Failure(f"return only the new column xi[:, m], shape (n_samples,) = (7,), not the whole "
                           f"matrix of shape (7, {M}).")
-        got = expect_array(out, (7,), "the new lambda[:, m]", name="mean_field_update")
+        got = expect_array(out, (7,), "the new xi[:, m]", name="mean_field_update")
         ref, wrong = _update_variants(X, lam, m, probs, W, s2)
         if _close(got, ref, 1e-7):
             new = lam.copy()
@@ -234,7 +234,7 @@ def mean_field_update(student_fn):
             if _close(got, value, 1e-7) and not _close(value, ref, 1e-7):
                 raise Failure(message)
         if np.any((got < 0) | (got > 1)):
-            raise Failure("lambda_m = q(z_m = 1) is a probability: pass the field through the sigmoid.")
+            raise Failure("xi_m = q(z_m = 1) is a probability: pass the field through the sigmoid.")
         raise Failure(f"your column differs from the coordinate-ascent update on a random model with {M} "
                       "cause(s); compare your formula with the derivation term by term.")
 
@@ -247,7 +247,7 @@ def mean_field_update(student_fn):
     if np.shape(out) == (2,) and not np.all(np.isfinite(np.asarray(out, dtype=float))):
         raise Failure("for a very large field (about +-800) your sigmoid returns NaN or inf (exp overflows); "
                       "use scipy.special.expit, which is stable for any argument.")
-    got = expect_array(out, (2,), "the new lambda[:, m]", name="mean_field_update")
+    got = expect_array(out, (2,), "the new xi[:, m]", name="mean_field_update")
     if not _close(got, V.mean_field_update(X, V.FactorialParams(probs, W, 1.0), lam, 0), 1e-7):
         raise Failure("for a very large field (about +-800) your sigmoid is inaccurate; use scipy.special.expit.")
 
@@ -353,6 +353,6 @@ def mean_field_gap(student_fn):
                           "(divide by n only for the plot of part (c)).")
         if abs(got) < 1e-8 and want > 1e-6:
             raise Failure("your gap is 0 on a model with coupled causes: compute the ELBO of the mean-field q "
-                          "(mean_field_elbo at the converged lambda), not of the exact posterior.")
+                          "(mean_field_elbo at the converged xi), not of the exact posterior.")
         raise Failure("your gap differs from ln p(X) - ELBO(q_MF) on a model; run the coordinate updates to "
-                      "convergence (hundreds of sweeps, starting from lambda = pi) before evaluating the ELBO.")
+                      "convergence (hundreds of sweeps, starting from xi = pi) before evaluating the ELBO.")

@@ -164,18 +164,19 @@ def vb_dirichlet_weights(student_fn):
         want_elog = digamma(want_alpha) - digamma(want_alpha.sum())
         if not _close(alpha, want_alpha, 1e-9):
             if _close(alpha, nk, 1e-9):
-                raise Failure("alpha is the counts N_k alone: the prior's concentration alpha_0 is added to "
-                              "each count (the Dirichlet prior is conjugate to the categorical).")
+                raise Failure("alpha is the counts N_k alone: the Dirichlet prior on the weights contributes to "
+                              "the exponent of each pi_k as well.")
             if _close(alpha, alpha0 - 1 + nk, 1e-9):
-                raise Failure("alpha_0 - 1 appears in the MAP weights of a Dirichlet prior (Chapter 4); the "
-                              "variational posterior's concentration is alpha_0 + N_k.")
+                raise Failure("alpha_0 - 1 + N_k belongs to the MAP weights of Chapter 4; read the concentration "
+                              "off the collected exponent the way a Dirichlet(alpha) density writes it, "
+                              "pi_k^(alpha_k - 1).")
             if _close(alpha, (alpha0 + nk) / (K * alpha0 + n), 1e-9):
                 raise Failure("you returned the posterior mean weights E[pi_k]; return the concentration "
                               "parameters alpha_k themselves.")
             raise Failure("alpha differs from the Dirichlet posterior's concentration on a random case.")
         if _close(elog, np.log(want_alpha / want_alpha.sum()), 1e-9):
-            raise Failure("this is ln E[pi_k] = ln(alpha_k / sum alpha); the update needs E[ln pi_k], which "
-                          "for a Dirichlet is digamma(alpha_k) - digamma(sum_l alpha_l) (smaller, by Jensen).")
+            raise Failure("this is ln E[pi_k] = ln(alpha_k / sum alpha); the update needs E[ln pi_k], which is "
+                          "smaller (Jensen) and is written with the digamma function.")
         if _close(elog, digamma(want_alpha) - digamma(K * alpha0), 1e-9):
             raise Failure("the second digamma takes the sum of the posterior concentrations, sum_l alpha_l = "
                           "K alpha_0 + n, not of the prior's.")
