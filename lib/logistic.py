@@ -1021,11 +1021,11 @@ def probit_gradient(w, b, X, y):
 
     .. math::
 
-        \nabla_w \ell = \sum_{i=1}^n s_i \lambda(s_i t_i)\, x_i, \qquad
-        \frac{\partial \ell}{\partial b} = \sum_{i=1}^n s_i \lambda(s_i t_i),
-        \qquad \lambda(u) = \frac{\varphi(u)}{\Phi(u)},
+        \nabla_w \ell = \sum_{i=1}^n s_i r(s_i t_i)\, x_i, \qquad
+        \frac{\partial \ell}{\partial b} = \sum_{i=1}^n s_i r(s_i t_i),
+        \qquad r(u) = \frac{\varphi(u)}{\Phi(u)},
 
-    with :math:`\varphi` the standard normal density; :math:`\lambda` is
+    with :math:`\varphi` the standard normal density; :math:`r` is
     evaluated as :math:`\exp(\ln\varphi(u) - \ln\Phi(u))`, which stays finite
     (about :math:`-u`) where :math:`\varphi(u)` and :math:`\Phi(u)` both underflow.
 
@@ -1047,10 +1047,10 @@ def probit_hessian(w, b, X, y):
 
     .. math::
 
-        \nabla^2_\theta \ell = -\sum_{i=1}^n \lambda(u_i)\bigl(u_i + \lambda(u_i)\bigr)\,
+        \nabla^2_\theta \ell = -\sum_{i=1}^n r(u_i)\bigl(u_i + r(u_i)\bigr)\,
         \tilde x_i \tilde x_i^\top, \qquad u_i = s_i t_i,
 
-    negative semidefinite because :math:`\lambda(u)(u + \lambda(u)) \in (0, 1)`.
+    negative semidefinite because :math:`r(u)(u + r(u)) \in (0, 1)`.
 
     Returns
     -------
@@ -1060,8 +1060,8 @@ def probit_hessian(w, b, X, y):
     """
     w, b, X, y = _check_binary(w, b, X, y, "probit_hessian")
     u = (2.0 * y - 1.0) * (X @ w + b)
-    lam = np.exp(_log_mills(u))
-    c = lam * (u + lam)
+    r = np.exp(_log_mills(u))  # r(u) = phi(u) / Phi(u)
+    c = r * (u + r)
     Xt = np.column_stack([X, np.ones(X.shape[0])])
     return -(Xt.T * c) @ Xt
 

@@ -11,7 +11,7 @@ The generative model of the book's naive Bayes section (notation of
     \quad\text{(multinomial)},
 
 or, for the Bernoulli model of word *presence* :math:`b_j = \mathbb 1\{x_j > 0\}`,
-:math:`p(b \mid y = k) = \prod_j \phi_{kj}^{b_j} (1 - \phi_{kj})^{1 - b_j}`.
+:math:`p(b \mid y = k) = \prod_j \vartheta_{kj}^{b_j} (1 - \vartheta_{kj})^{1 - b_j}`.
 "Naive" is the assumption that the words are independent given the class.
 
 Fitting is per-class categorical (or Bernoulli) maximum likelihood with
@@ -343,7 +343,7 @@ def bernoulli_log_probs(feature_count, class_count, alpha=1.0):
 
     .. math::
 
-        \ln\hat\phi_{kj}^{(\alpha)} = \ln\frac{D_{kj} + \alpha}{n_k + 2\alpha},
+        \ln\hat\vartheta_{kj}^{(\alpha)} = \ln\frac{D_{kj} + \alpha}{n_k + 2\alpha},
 
     where :math:`D_{kj}` is the number of documents of class :math:`k` that
     contain word :math:`j` and :math:`n_k` the number of documents of class
@@ -390,11 +390,11 @@ def _product_with_neginf(X, log_probs):
 
 
 def multinomial_log_joint(X, log_priors, log_probs):
-    r"""Log joint scores of the multinomial model, :math:`s_k(x_i)`.
+    r"""Log joint scores of the multinomial model, :math:`a_k(x_i)`.
 
     .. math::
 
-        s_k(x) = \ln\pi_k + \sum_{j=1}^V x_j \ln\theta_{kj}
+        a_k(x) = \ln\pi_k + \sum_{j=1}^V x_j \ln\theta_{kj}
         = \ln p(x, y = k) + \text{const}(x),
 
     a sum of logarithms, never a product of probabilities (which underflows
@@ -425,7 +425,7 @@ def bernoulli_log_joint(X, log_priors, log_probs, binarize=0.0):
 
     .. math::
 
-        s_k(x) = \ln\pi_k + \sum_{j=1}^V \bigl[b_j \ln\phi_{kj} + (1 - b_j)\ln(1 - \phi_{kj})\bigr].
+        a_k(x) = \ln\pi_k + \sum_{j=1}^V \bigl[b_j \ln\vartheta_{kj} + (1 - b_j)\ln(1 - \vartheta_{kj})\bigr].
 
     Unlike the multinomial model, every *absent* word of the vocabulary
     contributes too.
@@ -437,7 +437,7 @@ def bernoulli_log_joint(X, log_priors, log_probs, binarize=0.0):
     X : array-like or sparse matrix of shape (n_documents, V)
     log_priors : array-like of shape (n_classes,)
     log_probs : array-like of shape (n_classes, V)
-        :math:`\ln\phi_{kj}` from :func:`bernoulli_log_probs`.
+        :math:`\ln\vartheta_{kj}` from :func:`bernoulli_log_probs`.
     binarize : float, default 0.0
         A word counts as present when its count exceeds this threshold.
 
@@ -449,7 +449,7 @@ def bernoulli_log_joint(X, log_priors, log_probs, binarize=0.0):
     log_priors, log_probs = _check_log_parameters(log_priors, log_probs, X.shape[1])
     B = (X > binarize).astype(np.float64)
     with np.errstate(divide="ignore"):
-        log_absent = np.log1p(-np.exp(log_probs))  # ln(1 - phi_kj)
+        log_absent = np.log1p(-np.exp(log_probs))  # ln(1 - vartheta_kj)
     present = _product_with_neginf(B, log_probs)
     # sum over absent words = sum over all words - sum over present words
     neginf = np.isneginf(log_absent)
@@ -484,7 +484,7 @@ def log_posterior(log_joint):
 
     .. math::
 
-        \ln p(y = k \mid x) = s_k(x) - \ln\sum_{l=1}^K e^{s_l(x)},
+        \ln p(y = k \mid x) = a_k(x) - \ln\sum_{l=1}^K e^{a_l(x)},
 
     with the normaliser computed by ``logsumexp`` (shift by the largest
     score), so that scores of :math:`-5000` do not underflow.  A row whose
@@ -505,7 +505,7 @@ def log_posterior(log_joint):
     if s.ndim != 2:
         raise ValueError(f"log_joint must be 2-D (n_documents, n_classes), got shape {s.shape}.")
     with np.errstate(invalid="ignore"):  # rows of -inf only: NaN, without a warning
-        return s - logsumexp(s, axis=1, keepdims=True)  # s_k(x) - ln sum_l exp(s_l(x))
+        return s - logsumexp(s, axis=1, keepdims=True)  # a_k(x) - ln sum_l exp(a_l(x))
 
 
 # ------------------------------------------------------------- estimators --
@@ -537,7 +537,7 @@ class _BaseNaiveBayes(ClassifierMixin, BaseEstimator):
         return X
 
     def predict_joint_log_proba(self, X):
-        r"""Log joint scores :math:`s_k(x_i) = \ln p(x_i, y = k)` up to a constant per document."""
+        r"""Log joint scores :math:`a_k(x_i) = \ln p(x_i, y = k)` up to a constant per document."""
         return self._joint(self._check_predict_X(X))
 
     def predict_log_proba(self, X):
@@ -549,7 +549,7 @@ class _BaseNaiveBayes(ClassifierMixin, BaseEstimator):
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X):
-        """Most probable class ``classes_[argmax_k s_k(x_i)]``."""
+        """Most probable class ``classes_[argmax_k a_k(x_i)]``."""
         joint = self.predict_joint_log_proba(X)
         return self.classes_[np.argmax(joint, axis=1)]
 
@@ -603,7 +603,7 @@ class BernoulliNaiveBayes(_BaseNaiveBayes):
     r"""Bernoulli naive Bayes with additive smoothing (word presence).
 
     Priors :math:`\hat\pi_k = n_k / n`; presence probabilities
-    :math:`\hat\phi_{kj} = (D_{kj} + \alpha) / (n_k + 2\alpha)`
+    :math:`\hat\vartheta_{kj} = (D_{kj} + \alpha) / (n_k + 2\alpha)`
     (:func:`bernoulli_log_probs`); scores by :func:`bernoulli_log_joint`.
     Same results as ``sklearn.naive_bayes.BernoulliNB(alpha=alpha, binarize=binarize)``.
 
@@ -622,7 +622,7 @@ class BernoulliNaiveBayes(_BaseNaiveBayes):
     feature_count_ : ndarray of shape (n_classes, n_features)
         :math:`D_{kj}`, documents of class :math:`k` containing word :math:`j`.
     log_probs_ : ndarray of shape (n_classes, n_features)
-        :math:`\ln\hat\phi_{kj}`.
+        :math:`\ln\hat\vartheta_{kj}`.
     """
 
     def __init__(self, alpha=1.0, binarize=0.0):

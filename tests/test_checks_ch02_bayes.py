@@ -35,7 +35,7 @@ def test_beta_map_right_answers():
     [
         (lambda n1, n, a, b: (n1 + a) / (n + a + b), ["posterior mean"]),
         (lambda n1, n, a, b: (n1 + a) / (n + a + b - 2), ["numerator", "-1"]),
-        (lambda n1, n, a, b: (n1 + a - 1) / (n + a + b), ["n + a + b - 2"]),
+        (lambda n1, n, a, b: (n1 + a - 1) / (n + a + b), ["n + alpha + beta - 2"]),
         (lambda n1, n, a, b: (n1 + a - 1) / (n + a + b - 1), ["-1 where it needs -2"]),
         (lambda n1, n, a, b: (n1 + a - 1) / (a + b - 2), ["forgets the n flips"]),
         (lambda n1, n, a, b: (n - n1 + b - 1) / (n + a + b - 2), ["probability of a 0"]),

@@ -36,23 +36,23 @@ def _beta_slips(n1, n, a, b):
     n0 = n - n1
     slips = [
         ((n1 + a) / (n + a + b),
-         "that is the posterior mean (n1 + a)/(n + a + b); the MAP estimate is the posterior's mode, "
+         "that is the posterior mean (n1 + alpha)/(n + alpha + beta); the MAP estimate is the posterior's mode, "
          "the maximiser of its density. Differentiate the log-posterior and set the derivative to zero."),
         ((n1 + a) / (n + a + b - 2),
-         "the numerator is missing its -1: the log-posterior has the coefficient n1 + a - 1 on ln(theta), "
-         "because the prior contributes theta^(a - 1)."),
+         "the numerator is missing its -1: the log-posterior has the coefficient n1 + alpha - 1 on ln(theta), "
+         "because the prior contributes theta^(alpha - 1)."),
         ((n1 + a - 1) / (n + a + b),
-         "the denominator should be n + a + b - 2, not n + a + b: each of the exponents a - 1 and b - 1 "
+         "the denominator should be n + alpha + beta - 2, not n + alpha + beta: each of the exponents alpha - 1 and beta - 1 "
          "contributes a -1."),
         ((n1 + a - 1) / (n + a + b - 1),
-         "the denominator has -1 where it needs -2: one -1 from theta^(a - 1) and one from (1 - theta)^(b - 1)."),
+         "the denominator has -1 where it needs -2: one -1 from theta^(alpha - 1) and one from (1 - theta)^(beta - 1)."),
         ((n1 + a - 1) / (a + b - 2) if a + b > 2 else None,
-         "the denominator a + b - 2 forgets the n flips: it is the total of both coefficients, "
-         "(n1 + a - 1) + (n0 + b - 1)."),
+         "the denominator alpha + beta - 2 forgets the n flips: it is the total of both coefficients, "
+         "(n1 + alpha - 1) + (n0 + beta - 1)."),
         ((n0 + b - 1) / (n + a + b - 2),
-         "you estimated the probability of a 0, not of a 1: the ones go with a in the numerator."),
+         "you estimated the probability of a 0, not of a 1: the ones go with alpha in the numerator."),
         ((n1 + b - 1) / (n + a + b - 2),
-         "a and b are swapped: a is the prior's pseudo-count of ones (theta^(a - 1)), so it goes with n1."),
+         "alpha and beta are swapped: alpha is the prior's pseudo-count of ones (theta^(alpha - 1)), so it goes with n1."),
         (n1 / n if n > 0 else None,
          "that is the maximum likelihood estimate: the prior is missing from the log-posterior."),
         ((a - 1) / (a + b - 2) if a + b > 2 else None,
@@ -62,7 +62,7 @@ def _beta_slips(n1, n, a, b):
 
 
 @check("ex-beta-map",
-       "matches the MAP estimate on 8 inputs (n from 0 to 59, a and b from 1 to 8), "
+       "matches the MAP estimate on 8 inputs (n from 0 to 59, alpha and beta from 1 to 8), "
        "including a uniform prior, no data, and a sample without ones.")
 def beta_bernoulli_map(student_fn):
     rng = np.random.default_rng(21)
@@ -77,8 +77,8 @@ def beta_bernoulli_map(student_fn):
         if not 0 <= got <= 1:
             raise Failure(f"your estimate {got:.4g} is not a probability: it must lie in [0, 1].")
         raise Failure(
-            f"wrong estimate for n1 = {n1}, n = {n}, a = {a:.3g}, b = {b:.3g}. Write the log-posterior "
-            "(n1 + a - 1) ln(theta) + (n - n1 + b - 1) ln(1 - theta) and solve for its stationary point."
+            f"wrong estimate for n1 = {n1}, n = {n}, alpha = {a:.3g}, beta = {b:.3g}. Write the log-posterior "
+            "(n1 + alpha - 1) ln(theta) + (n - n1 + beta - 1) ln(1 - theta) and solve for its stationary point."
         )
 
 
