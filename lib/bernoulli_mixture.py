@@ -26,7 +26,7 @@ the :math:`D` binary features of :math:`x_i \in \{0, 1\}^D` independently,
   :math:`\mathrm{Beta}(1 + a, 1 + a)` prior on each :math:`\mu_{kj}`
   (:math:`a = 0`: maximum likelihood).
 
-Terms :math:`0 \ln 0` count as 0 (``scipy.special.xlogy``), so a feature
+Terms :math:`0 \ln 0` count as 0, so a feature
 that a component never shows (:math:`\mu_{kj} = 0`) costs nothing on points
 without it.
 
@@ -36,7 +36,7 @@ Book: chapters/04_1_em_bound.md, exercise ``ex-em-bernoulli-mixture``.
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import logsumexp, xlogy
+from scipy.special import logsumexp
 
 from ._validation import check_data, check_positive_int, check_positive_scalar, check_rng
 
@@ -81,9 +81,18 @@ def component_log_prob(X, means):
     r"""``(n, K)`` array of :math:`\ln p(x_i \mid z_i = k) = \sum_j x_{ij}\ln\mu_{kj} + (1-x_{ij})\ln(1-\mu_{kj})`."""
     X = _check_binary(X)
     means = _check_means(means, X.shape[1])
-    ones = xlogy(X[:, None, :], means[None, :, :])  # (n, K, D)
-    zeros = xlogy(1.0 - X[:, None, :], 1.0 - means[None, :, :])
-    return (ones + zeros).sum(axis=2)
+    return _component_log_prob(X, means)
+
+
+def _component_log_prob(X, means):
+    # two matrix products; a mean of exactly 0 (or 1) contributes 0 ln 0 = 0 where the feature
+    # is 0 (or 1) and makes the point impossible (-inf) where it is not
+    log_on = np.log(np.where(means > 0, means, 1.0))  # (K, D), 0 where mu = 0
+    log_off = np.log(np.where(means < 1, 1.0 - means, 1.0))  # (K, D), 0 where mu = 1
+    out = X @ log_on.T + (1.0 - X) @ log_off.T  # (n, K)
+    impossible = X @ (means == 0).T + (1.0 - X) @ (means == 1).T > 0
+    out[impossible] = -np.inf
+    return out
 
 
 def e_step(X, weights, means):
@@ -97,7 +106,7 @@ def e_step(X, weights, means):
     means = _check_means(means, X.shape[1])
     weights = _check_weights(weights, len(means))
     with np.errstate(divide="ignore"):
-        log_joint = np.log(weights) + component_log_prob(X, means)  # (n, K)
+        log_joint = np.log(weights) + _component_log_prob(X, means)  # (n, K)
     log_norm = logsumexp(log_joint, axis=1)
     if not np.all(np.isfinite(log_norm)):
         raise ValueError("a point has probability 0 under every component (a mean of exactly 0 or 1 "
@@ -118,7 +127,7 @@ def m_step(X, resp, pseudo_count=0.0):
     if a == 0 and np.any(nk <= 0):
         raise ValueError("a component has soft count 0: its means are undefined (use pseudo_count > 0).")
     means = (resp.T @ X + a) / (nk[:, None] + 2 * a)  # (K, D)
-    return nk / len(X), means
+    return nk / len(X), np.clip(means, 0.0, 1.0)  # rounding may leave 1 + 1e-16
 
 
 def log_likelihood(X, weights, means):
