@@ -394,8 +394,8 @@ def em_run(student_fn):
 
 @check(
     "ex-em-lower-bound",
-    "matches G(Q, theta) of equation em-lower-bound for random Q, for Q with exact zeros, and for "
-    "the E-step's Q (where it equals the log-likelihood), on 2 spherical mixtures.",
+    "matches L(q, theta) of equation em-lower-bound for random q, for q with exact zeros, and for "
+    "the E-step's q (where it equals the log-likelihood), on 2 spherical mixtures.",
 )
 def em_lower_bound(student_fn):
     mixture = _mixture()
@@ -408,16 +408,16 @@ def em_lower_bound(student_fn):
         Q_zeros[1::4] = np.eye(K)[np.arange(len(Q_zeros[1::4])) % K]
         Q_zeros /= Q_zeros.sum(axis=1, keepdims=True)
         Q_post, log_norm = mixture.e_step(X, weights, means, variances, "spherical")
-        for label, Q in [("a random Q", Q_random), ("a Q with exact zeros", Q_zeros), ("the E-step's Q", Q_post)]:
+        for label, Q in [("a random q", Q_random), ("a q with exact zeros", Q_zeros), ("the E-step's q", Q_post)]:
             out = call(student_fn, X, Q, weights, means, variances, name="lower_bound_spherical")
-            if label == "a Q with exact zeros":
+            if label == "a q with exact zeros":
                 arr = np.asarray(out, dtype=np.float64) if not isinstance(out, (str, bytes)) else None
                 if arr is not None and arr.size == 1 and not np.isfinite(arr.reshape(())):
                     raise Failure(
-                        "NaN or infinity for a Q with exact zeros: 0 * ln(0) gives NaN in floating point. "
-                        "Use the convention 0 ln 0 = 0, e.g. scipy.special.xlogy(Q, Q) for Q ln Q."
+                        "NaN or infinity for a q with exact zeros: 0 * ln(0) gives NaN in floating point. "
+                        "Use the convention 0 ln 0 = 0, e.g. scipy.special.xlogy(q, q) for q ln q."
                     )
-            value = expect_scalar(out, "G(Q, theta)", name="lower_bound_spherical")
+            value = expect_scalar(out, "L(q, theta)", name="lower_bound_spherical")
             want = mixture.lower_bound(X, Q, weights, means, variances, "spherical")
             if np.isclose(value, want, rtol=1e-7, atol=1e-9):
                 continue
@@ -426,27 +426,27 @@ def em_lower_bound(student_fn):
             L = float(log_norm.sum())
             if np.isclose(value, F, rtol=1e-7):
                 raise Failure(
-                    f"for {label} you returned F(Q, theta) without the entropy term: G = F + sum_i H(Q_i) "
-                    "with H(Q_i) = -sum_k Q_ik ln Q_ik."
+                    f"for {label} you returned F(q, theta) without the entropy term: L = F + sum_i H(q_i) "
+                    "with H(q_i) = -sum_k q_ik ln q_ik."
                 )
             if np.isclose(value, F - H, rtol=1e-7):
                 raise Failure(
-                    f"for {label} the entropy enters with the wrong sign: H(Q_i) = -sum_k Q_ik ln Q_ik is "
-                    "non-negative and G = F + sum_i H(Q_i)."
+                    f"for {label} the entropy enters with the wrong sign: H(q_i) = -sum_k q_ik ln q_ik is "
+                    "non-negative and L = F + sum_i H(q_i)."
                 )
             if np.isclose(value, L, rtol=1e-7):
                 raise Failure(
-                    f"for {label} you returned the log-likelihood ell(theta), which does not depend on Q; "
-                    "G(Q, theta) equals ell(theta) only when Q is the E-step's posterior (lemma lem-em-e-step)."
+                    f"for {label} you returned the log-likelihood ell(theta), which does not depend on q; "
+                    "L(q, theta) equals ell(theta) only when q is the E-step's posterior (lemma lem-em-e-step)."
                 )
             if np.isclose(value, -want, rtol=1e-7):
                 raise Failure(
-                    f"for {label} your value has the wrong overall sign: G(Q, theta) is a lower bound on the "
-                    "log-likelihood (not a loss), G = F(Q, theta) + sum_i H(Q_i)."
+                    f"for {label} your value has the wrong overall sign: L(q, theta) is a lower bound on the "
+                    "log-likelihood (not a loss), L = F(q, theta) + sum_i H(q_i)."
                 )
             if np.isclose(value, want / n, rtol=1e-7):
-                raise Failure("you returned an average over the samples; G sums over i = 1..n.")
+                raise Failure("you returned an average over the samples; L sums over i = 1..n.")
             raise Failure(
-                f"your G differs for {label}: G = sum_i sum_k Q_ik (ln pi_k + ln N(x_i | mu_k, sigma_k^2 I) "
-                "- ln Q_ik), with the full log-density including -(d/2) ln(2 pi sigma_k^2)."
+                f"your L differs for {label}: L = sum_i sum_k q_ik (ln pi_k + ln N(x_i | mu_k, sigma_k^2 I) "
+                "- ln q_ik), with the full log-density including -(d/2) ln(2 pi sigma_k^2)."
             )
