@@ -5,6 +5,8 @@ lower bound :math:`\mathcal L(q, \theta) = \ell(\theta) - \sum_i \mathrm{KL}(q_i
 p_\theta(\cdot \mid x_i))`.  This module computes the pieces of that picture
 for Gaussian mixtures:
 
+* :func:`dempster_q`, Dempster's expected complete-data log-likelihood
+  :math:`Q(\theta \mid \theta^{(t)})`, the function the M-step maximises;
 * :func:`posterior_kl`, the gap :math:`\ell(\theta) - \mathcal L(q, \theta)`;
 * :func:`mean_scores`, the gradient of :math:`\ell` in the means by Fisher's
   identity (the posterior expectation of the complete-data score);
@@ -15,7 +17,8 @@ for Gaussian mixtures:
   observed, complete-data and missing information) and :func:`em_rate` (the
   fraction of missing information, EM's linear rate of convergence).
 
-Book: chapters/04_2_em_geometry.md, eq. labels ``em-gap-kl``, ``em-fisher-identity``,
+Book: chapters/04_1_em_bound.md, eq. label ``em-dempster-q``;
+chapters/04_2_em_geometry.md, eq. labels ``em-gap-kl``, ``em-fisher-identity``,
 ``em-missing-information`` and ``em-rate``.
 """
 
@@ -27,11 +30,12 @@ from scipy.special import logsumexp, xlogy
 
 from ._validation import check_data, check_probability_vector
 from .gaussian import cholesky_factors, log_prob
-from .mixture import _check_parameters, _check_resp
+from .mixture import _check_parameters, _check_resp, e_step, expected_complete_log_likelihood
 
 __all__ = [
     "Information",
     "bound_over_mean",
+    "dempster_q",
     "em_rate",
     "mean_em_update",
     "mean_information",
@@ -324,3 +328,40 @@ def bound_over_mean(x, resp, weights, means, variances, grid, component=0):
     sq_grid = q @ (x[:, None] - grid[None, :]) ** 2  # (m,)
     sq_now = q @ (x - means[c]) ** 2
     return G_now - (sq_grid - sq_now) / (2 * variances[c])
+
+
+def dempster_q(X, theta, theta_old, covariance_type="full"):
+    r"""Dempster's :math:`Q(\theta \mid \theta^{(t)})` for a Gaussian mixture.
+
+    .. math::
+
+        Q(\theta \mid \theta^{(t)})
+        = \sum_{i=1}^n \mathbb E_{z_i \sim p_{\theta^{(t)}}(\cdot \mid x_i)}
+          \bigl[\ln p_\theta(x_i, z_i)\bigr]
+        = \sum_{i=1}^n \sum_{k=1}^K \gamma_{ik}(\theta^{(t)})
+          \bigl(\ln \pi_k + \ln \mathcal N(x_i \mid \mu_k, \Sigma_k)\bigr),
+
+    the expected complete-data log-likelihood :math:`F(q^{(t+1)}, \theta)` with the
+    responsibilities of the E-step at :math:`\theta^{(t)}` = ``theta_old``.  It
+    differs from EM's bound by the entropy of those responsibilities, which does
+    not depend on ``theta``; ``dempster_q(X, theta_old, theta_old)`` is therefore
+    :math:`\ell(\theta^{(t)}) - \sum_i H(q_i^{(t+1)})`.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    theta, theta_old : tuple (weights, means, covariances)
+        The parameters at which :math:`\ln p_\theta` is evaluated and those
+        that define the posterior, in ``covariance_type``'s layout.
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}
+
+    Returns
+    -------
+    float
+    """
+    for name, value in (("theta", theta), ("theta_old", theta_old)):
+        if not isinstance(value, (tuple, list)) or len(value) != 3:
+            raise TypeError(f"{name} must be a tuple (weights, means, covariances); got {type(value).__name__}"
+                            + (f" of length {len(value)}" if isinstance(value, (tuple, list)) else "") + ".")
+    resp, _ = e_step(X, *theta_old, covariance_type)
+    return float(expected_complete_log_likelihood(X, resp, *theta, covariance_type))

@@ -12,7 +12,7 @@ import numpy as np
 
 from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, matches_digest, expect_tuple
 
-__all__ = ["em_e_step", "em_m_step_spherical", "em_second_iteration", "em_run", "em_lower_bound"]
+__all__ = ["em_e_step", "em_m_step_spherical", "em_second_iteration", "em_run", "em_lower_bound", "em_dempster_q"]
 
 def _mixture():
     return import_module("lib.mixture")
@@ -450,3 +450,57 @@ def em_lower_bound(student_fn):
                 f"your L differs for {label}: L = sum_i sum_k q_ik (ln pi_k + ln N(x_i | mu_k, sigma_k^2 I) "
                 "- ln q_ik), with the full log-density including -(d/2) ln(2 pi sigma_k^2)."
             )
+
+
+# --------------------------------------------------------------------------- ex-em-dempster-q
+
+
+@check(
+    "ex-em-dempster-q",
+    "matches Q(theta | theta_old) of equation em-dempster-q on 2 spherical mixtures, for theta far from "
+    "theta_old, equal to the M-step's parameters and equal to theta_old.",
+)
+def em_dempster_q(student_fn):
+    mixture = _mixture()
+    theory = import_module("lib.em_theory")
+    rng = np.random.default_rng(47)
+    for n, d, K in [(25, 2, 3), (18, 3, 2)]:
+        X, weights, means, variances = _spherical_problem(rng, n, d, K)
+        old = (weights, means, variances)
+        resp_old, _ = mixture.e_step(X, *old, "spherical")
+        m_new = mixture.m_step(X, resp_old, "spherical", reg_covar=0.0)
+        far = (rng.dirichlet(np.full(K, 3.0)), means + rng.normal(scale=1.5, size=means.shape),
+               variances * rng.uniform(0.5, 2.0, size=K))
+        for label, theta in [("theta far from theta_old", far), ("theta = the M-step's parameters", m_new),
+                             ("theta = theta_old", old)]:  # at theta_old, ell = Q + entropy: last
+            args = (X.copy(), tuple(np.copy(a) for a in theta), tuple(np.copy(a) for a in old))
+            out = call(student_fn, *args, name="dempster_q_spherical")
+            value = expect_scalar(out, "Q(theta | theta_old)", name="dempster_q_spherical")
+            want = theory.dempster_q(X, theta, old, "spherical")
+            if np.isclose(value, want, rtol=1e-7, atol=1e-9):
+                continue
+            resp_new, log_norm_new = mixture.e_step(X, *theta, "spherical")
+            F_new = mixture.expected_complete_log_likelihood(X, resp_new, *theta, "spherical")
+            swapped = theory.dempster_q(X, old, theta, "spherical")
+            H_old = mixture.entropy(resp_old)
+            hard = np.eye(K)[np.argmax(resp_old, axis=1)]
+            F_hard = mixture.expected_complete_log_likelihood(X, hard, *theta, "spherical")
+            for wrong, message in [
+                (want + H_old, "you added the entropy of the posterior: that is the bound L(q, theta); Q is the "
+                               "expected complete-data log-likelihood alone."),
+                (float(log_norm_new.sum()), "you returned the log-likelihood ell(theta); Q averages the "
+                                            "complete-data log-likelihood ln p_theta(x_i, z_i) over the posterior."),
+                (F_new, "your responsibilities come from theta; in Q(theta | theta_old) the posterior over the "
+                        "labels is the one at theta_old (the E-step), and only ln p_theta(x_i, z_i) uses theta."),
+                (swapped, "the two arguments are swapped: the posterior comes from theta_old, the log-joint "
+                          "from theta."),
+                (F_hard, "you used hard assignments; Q weights each component by its posterior probability."),
+                (want / n, "you returned an average over the samples; Q sums over i = 1..n."),
+            ]:
+                if np.isclose(value, wrong, rtol=1e-7, atol=1e-9):  # never the right value: value != want
+                    raise Failure(f"for {label}: {message}")
+            raise Failure(
+                f"your Q differs for {label}: Q = sum_i sum_k gamma_ik(theta_old) (ln pi_k + ln N(x_i | mu_k, "
+                "sigma_k^2 I)), with the full log-density including -(d/2) ln(2 pi sigma_k^2)."
+            )
+
