@@ -31,6 +31,8 @@ SUBMODULES = (
     "naive_bayes",
     "mixture",
     "em_theory",
+    "online_em",
+    "bernoulli_mixture",
     "variational",
     "bayesian_mixture",
     "datasets",

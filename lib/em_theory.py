@@ -1,11 +1,13 @@
 r"""The geometry and the speed of EM: the gap of its bound, Fisher's identity, missing information.
 
 EM maximises the log-likelihood :math:`\ell(\theta)` by coordinate ascent on the
-lower bound :math:`G(Q, \theta) = \ell(\theta) - \sum_i \mathrm{KL}(Q_i \,\Vert\,
+lower bound :math:`\mathcal L(q, \theta) = \ell(\theta) - \sum_i \mathrm{KL}(q_i \,\Vert\,
 p_\theta(\cdot \mid x_i))`.  This module computes the pieces of that picture
 for Gaussian mixtures:
 
-* :func:`posterior_kl`, the gap :math:`\ell(\theta) - G(Q, \theta)`;
+* :func:`dempster_q`, Dempster's expected complete-data log-likelihood
+  :math:`Q(\theta \mid \theta^{(t)})`, the function the M-step maximises;
+* :func:`posterior_kl`, the gap :math:`\ell(\theta) - \mathcal L(q, \theta)`;
 * :func:`mean_scores`, the gradient of :math:`\ell` in the means by Fisher's
   identity (the posterior expectation of the complete-data score);
 * for a 1-D mixture in which only the mean :math:`\mu_c` of one component
@@ -15,7 +17,8 @@ for Gaussian mixtures:
   observed, complete-data and missing information) and :func:`em_rate` (the
   fraction of missing information, EM's linear rate of convergence).
 
-Book: chapters/04_2_em_geometry.md, eq. labels ``em-gap-kl``, ``em-fisher-identity``,
+Book: chapters/04_1_em_bound.md, eq. label ``em-dempster-q``;
+chapters/04_2_em_geometry.md, eq. labels ``em-gap-kl``, ``em-fisher-identity``,
 ``em-missing-information`` and ``em-rate``.
 """
 
@@ -27,11 +30,12 @@ from scipy.special import logsumexp, xlogy
 
 from ._validation import check_data, check_probability_vector
 from .gaussian import cholesky_factors, log_prob
-from .mixture import _check_parameters, _check_resp
+from .mixture import _check_parameters, _check_resp, e_step, expected_complete_log_likelihood
 
 __all__ = [
     "Information",
     "bound_over_mean",
+    "dempster_q",
     "em_rate",
     "mean_em_update",
     "mean_information",
@@ -49,11 +53,11 @@ def _log_posterior(X, weights, means, covariances, covariance_type):
 
 
 def posterior_kl(X, resp, weights, means, covariances, covariance_type="full"):
-    r"""The gap of EM's bound: :math:`\sum_i \mathrm{KL}\bigl(Q_i \,\Vert\, p_\theta(\cdot \mid x_i)\bigr)`.
+    r"""The gap of EM's bound: :math:`\sum_i \mathrm{KL}\bigl(q_i \,\Vert\, p_\theta(\cdot \mid x_i)\bigr)`.
 
     .. math::
 
-        \ell(\theta) - G(Q, \theta)
+        \ell(\theta) - \mathcal L(q, \theta)
           = \sum_{i=1}^n \sum_{k=1}^K Q_{ik} \ln \frac{Q_{ik}}{p_\theta(z_i = k \mid x_i)}
           \;\ge\; 0,
 
@@ -67,19 +71,19 @@ def posterior_kl(X, resp, weights, means, covariances, covariance_type="full"):
     ----------
     X : array-like of shape (n_samples, n_features)
     resp : array-like of shape (n_samples, n_components)
-        Any distribution :math:`Q_i` over the components for each sample.
+        Any distribution :math:`q_i` over the components for each sample.
     weights, means, covariances, covariance_type
         The mixture parameters, as in :func:`lib.mixture.log_likelihood`.
 
     Returns
     -------
     float
-        Infinite if some :math:`Q_{ik} > 0` where the posterior is 0.
+        Infinite if some :math:`q_{ik} > 0` where the posterior is 0.
     """
     X, weights, means, covariances = _check_parameters(X, weights, means, covariances, covariance_type)
     resp = _check_resp(resp, X.shape[0], len(weights))
     log_post = _log_posterior(X, weights, means, covariances, covariance_type)
-    cross = np.where(resp > 0, resp * log_post, 0.0)  # Q ln p, with 0 ln 0 = 0
+    cross = np.where(resp > 0, resp * log_post, 0.0)  # q ln p, with 0 ln 0 = 0
     return float(np.sum(xlogy(resp, resp)) - np.sum(cross))
 
 
@@ -285,16 +289,16 @@ def em_rate(x, weights, means, variances, component=0):
 
 
 def bound_over_mean(x, resp, weights, means, variances, grid, component=0):
-    r"""The bound :math:`G(Q, \theta)` as a function of one component's mean.
+    r"""The bound :math:`\mathcal L(q, \theta)` as a function of one component's mean.
 
-    For a fixed :math:`Q` only the term :math:`\sum_i Q_{ic} \ln \mathcal N(x_i
-    \mid \mu_c, v_c)` of :math:`G` depends on :math:`\mu_c`, a concave parabola
-    maximised at :math:`\sum_i Q_{ic} x_i / \sum_i Q_{ic}`, the M-step:
+    For a fixed :math:`q` only the term :math:`\sum_i q_{ic} \ln \mathcal N(x_i
+    \mid \mu_c, v_c)` of :math:`\mathcal L` depends on :math:`\mu_c`, a concave parabola
+    maximised at :math:`\sum_i q_{ic} x_i / \sum_i q_{ic}`, the M-step:
 
     .. math::
 
-        G(Q, \mu_c) = G(Q, \mu_c^{\text{now}})
-          - \frac{1}{2 v_c} \sum_i Q_{ic}\bigl[(x_i - \mu_c)^2 - (x_i - \mu_c^{\text{now}})^2\bigr].
+        \mathcal L(q, \mu_c) = \mathcal L(q, \mu_c^{\text{now}})
+          - \frac{1}{2 v_c} \sum_i q_{ic}\bigl[(x_i - \mu_c)^2 - (x_i - \mu_c^{\text{now}})^2\bigr].
 
     Book: chapters/04_1_em_bound.md, eq. label ``em-lower-bound``.
 
@@ -302,7 +306,7 @@ def bound_over_mean(x, resp, weights, means, variances, grid, component=0):
     ----------
     x : array-like of shape (n_samples,)
     resp : array-like of shape (n_samples, n_components)
-        The distribution :math:`Q`; rows sum to 1.
+        The distribution :math:`q`; rows sum to 1.
     weights, means, variances : array-like of shape (n_components,)
         The other parameters; ``means[component]`` is :math:`\mu_c^{\text{now}}`.
     grid : array-like of shape (m,)
@@ -324,3 +328,40 @@ def bound_over_mean(x, resp, weights, means, variances, grid, component=0):
     sq_grid = q @ (x[:, None] - grid[None, :]) ** 2  # (m,)
     sq_now = q @ (x - means[c]) ** 2
     return G_now - (sq_grid - sq_now) / (2 * variances[c])
+
+
+def dempster_q(X, theta, theta_old, covariance_type="full"):
+    r"""Dempster's :math:`Q(\theta \mid \theta^{(t)})` for a Gaussian mixture.
+
+    .. math::
+
+        Q(\theta \mid \theta^{(t)})
+        = \sum_{i=1}^n \mathbb E_{z_i \sim p_{\theta^{(t)}}(\cdot \mid x_i)}
+          \bigl[\ln p_\theta(x_i, z_i)\bigr]
+        = \sum_{i=1}^n \sum_{k=1}^K \gamma_{ik}(\theta^{(t)})
+          \bigl(\ln \pi_k + \ln \mathcal N(x_i \mid \mu_k, \Sigma_k)\bigr),
+
+    the expected complete-data log-likelihood :math:`F(q^{(t+1)}, \theta)` with the
+    responsibilities of the E-step at :math:`\theta^{(t)}` = ``theta_old``.  It
+    differs from EM's bound by the entropy of those responsibilities, which does
+    not depend on ``theta``; ``dempster_q(X, theta_old, theta_old)`` is therefore
+    :math:`\ell(\theta^{(t)}) - \sum_i H(q_i^{(t+1)})`.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    theta, theta_old : tuple (weights, means, covariances)
+        The parameters at which :math:`\ln p_\theta` is evaluated and those
+        that define the posterior, in ``covariance_type``'s layout.
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}
+
+    Returns
+    -------
+    float
+    """
+    for name, value in (("theta", theta), ("theta_old", theta_old)):
+        if not isinstance(value, (tuple, list)) or len(value) != 3:
+            raise TypeError(f"{name} must be a tuple (weights, means, covariances); got {type(value).__name__}"
+                            + (f" of length {len(value)}" if isinstance(value, (tuple, list)) else "") + ".")
+    resp, _ = e_step(X, *theta_old, covariance_type)
+    return float(expected_complete_log_likelihood(X, resp, *theta, covariance_type))

@@ -431,7 +431,7 @@ def _check_text(text, count, what):
 
 def interactive_mixture_fit(X, runs, *, alt, run_names=None, covariance_type="full", n_std=(1, 2),
                             step_names=None, text=None, still=None):
-    r"""EM scrubber: responsibilities and ellipses at every half-step, beside the traces.
+    r"""EM scrubber: responsibilities and ellipses at every half-step, beside the traces and the gap.
 
     Parameters
     ----------
@@ -441,14 +441,21 @@ def interactive_mixture_fit(X, runs, *, alt, run_names=None, covariance_type="fu
         (the same number ``T`` of states for every run): ``resp`` (T, n, K),
         ``means`` (T, K, 2), ``covariances`` (T, ...) in ``covariance_type``'s
         layout, ``log_likelihood`` (T,) and ``bound`` (T,), the lower bound
-        :math:`G(Q, \theta)` of chapter 4 (``nan`` where it is not defined).
+        :math:`\mathcal L(q, \theta)` of chapter 4 (``nan`` where it is not
+        defined); optionally ``gap`` (T,), :math:`\ln p - \mathcal L`
+        computed without cancellation (default: ``log_likelihood - bound``).
+        The third panel draws the positive gaps on a log scale (after an
+        E-step the gap is 0 and is left out).
     run_names : list of str, optional
         Names of the starting points for the select control.
     step_names : list of str, optional
         Names of the T states ("start", "E-step 1", "M-step 1", ...).
     text : list of str, optional
         The value text of each frame (len(runs) * T, run-major); default
-        "<run>, <step>: ln p = ..., G = ...".
+        "<run>, <step>: ln p = ..., ℒ = ..., gap = ...".
+    still : int, optional
+        The frame (run-major index) drawn in the still image; default the last
+        state of the first run.
     """
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] != 2:
@@ -465,10 +472,19 @@ def interactive_mixture_fit(X, runs, *, alt, run_names=None, covariance_type="fu
     xspan, yspan = xlim[1] - xlim[0], ylim[1] - ylim[0]
     lls = np.array([run["log_likelihood"] for run in runs], dtype=float)  # (R, T)
     bounds = np.array([run["bound"] for run in runs], dtype=float)  # (R, T)
+    gaps = np.array([run.get("gap", np.asarray(run["log_likelihood"], dtype=float) - np.asarray(run["bound"], dtype=float))
+                     for run in runs], dtype=float)  # (R, T)
+    with np.errstate(invalid="ignore"):
+        gaps = np.where(gaps > 1e-12 * np.maximum(1.0, np.abs(lls)), gaps, np.nan)  # 0 after an E-step: not drawn
     tlim = [-0.5, T - 0.5]
     llim = _limits(np.concatenate([lls.ravel(), bounds.ravel()]))
     lspan = llim[1] - llim[0]
-    colors, ellipses, traces, markers = [], [], [], []
+    finite = gaps[np.isfinite(gaps)]
+    glim = ([_round_float(10.0 ** np.floor(np.log10(finite.min()))), _round_float(10.0 ** np.ceil(np.log10(finite.max())))]
+            if finite.size else [1e-3, 1.0])
+    if glim[0] == glim[1]:
+        glim[1] = _round_float(10 * glim[1])
+    colors, ellipses, traces, markers, gap_traces, gap_markers = [], [], [], [], [], []
     for run in runs:
         resp = np.asarray(run["resp"], dtype=float)  # (T, n, K)
         colors += [_hex(_blend(resp[t])) for t in range(T)]
@@ -481,32 +497,43 @@ def interactive_mixture_fit(X, runs, *, alt, run_names=None, covariance_type="fu
     for r in range(R):
         traces.append([_trace(np.arange(T), lls[r], 1, lspan, "#222"),
                        _trace(np.arange(T), bounds[r], 1, lspan, PALETTE[3], dash="5,3")])
+        keep = np.isfinite(gaps[r])
+        flat = np.column_stack([np.arange(T)[keep], [_round_float(g) for g in gaps[r][keep]]]).ravel().tolist()
+        gap_traces.append([[flat, PALETTE[3], None, 1.5]])
         for t in range(T):
             markers.append([[[t, llim[0], t, llim[1]], "#999", None, 1.0, "2,2"]]
                            + [[[t, _round_float(v)] * 2, c, None, 7.0]
                               for v, c in ((lls[r, t], "#222"), (bounds[r, t], PALETTE[3])) if np.isfinite(v)])
+            gap_markers.append([[[t, glim[0], t, glim[1]], "#999", None, 1.0, "2,2"]]
+                               + ([[[t, _round_float(gaps[r, t])] * 2, PALETTE[3], None, 7.0]]
+                                  if np.isfinite(gaps[r, t]) else []))
     by_all = [0, 1] if R > 1 else [0]
     controls = ([{"kind": "select", "label": "starting point", "options": list(run_names)}] if R > 1 else [])
     controls.append({"kind": "range", "label": "EM half-step", "size": T})
-    left = _axes([50, 28, 300, 222], xlim, ylim, [
+    left = _axes([50, 28, 280, 222], xlim, ylim, [
         {"type": "scatter", "x": _rounded(X[:, 0], xspan), "y": _rounded(X[:, 1], yspan), "r": 3.2,
          "colors": colors, "by": by_all},
         {"type": "ellipses", "frames": ellipses, "by": by_all}],
         xlabel="x1", ylabel="x2", title="responsibilities and components")
     legend = [[[0.5, llim[0] + 0.12 * lspan, 2.5, llim[0] + 0.12 * lspan], "#222", None, 1.5],
               [[0.5, llim[0] + 0.05 * lspan, 2.5, llim[0] + 0.05 * lspan], PALETTE[3], None, 1.5, "5,3"]]
-    right = _axes([430, 28, 190, 222], tlim, llim, [
+    middle = _axes([410, 28, 190, 222], tlim, llim, [
         {"type": "polylines", "frames": [tr + legend for tr in traces], "by": [0] if R > 1 else []},
         {"type": "texts", "frames": [[[3, llim[0] + 0.12 * lspan, "ln p(X | θ)", "#222"],
-                                      [3, llim[0] + 0.05 * lspan, "G(Q, θ)", PALETTE[3]]]], "by": []},
+                                      [3, llim[0] + 0.05 * lspan, "ℒ(q, θ)", PALETTE[3]]]], "by": []},
         {"type": "polylines", "frames": markers, "by": by_all}],
-        xlabel="half-step", ylabel="log-likelihood", title="ln p and the bound G")
+        xlabel="half-step", ylabel="log-likelihood", title="ln p and the bound ℒ")
+    right = _axes([680, 28, 190, 222], tlim, glim, [
+        {"type": "polylines", "frames": gap_traces, "by": [0] if R > 1 else []},
+        {"type": "polylines", "frames": gap_markers, "by": by_all}],
+        xlabel="half-step", ylabel="nats (log scale)", title="gap ln p − ℒ after M-steps", ylog=True)
     if text is None:
         text = [f"{run_names[r]}, {step_names[t]} (half-step {t} of {T - 1}): ln p = {lls[r, t]:.1f}"
-                + (f", G = {bounds[r, t]:.1f}" if np.isfinite(bounds[r, t]) else "")
+                + (f", ℒ = {bounds[r, t]:.1f}" if np.isfinite(bounds[r, t]) else "")
+                + (f", gap = {gaps[r, t]:.2g}" if np.isfinite(gaps[r, t]) else "")
                 for r in range(R) for t in range(T)]
     text = _check_text(text, R * T, "frames")
-    return InteractiveFigure([left, right], controls, text, alt, size=(640, 300),
+    return InteractiveFigure([left, middle, right], controls, text, alt, size=(900, 300),
                              still=T - 1 if still is None else still)
 
 

@@ -434,3 +434,68 @@ def test_second_iteration_typical_slips(kind, fragment):
     result = lib.checks.em_second_iteration(slip)
     assert_fails(result, fragment)
     assert f"{round(_second_pi1(), 3):.3f}" not in result.message
+
+
+# ------------------------------------------------------------------ ex-em-dempster-q --
+
+def _dempster_q(X, theta, theta_old, *, variant="right"):
+    from scipy.special import xlogy
+
+    def log_joint(t):
+        w, m, v = t
+        d = X.shape[1]
+        sq = ((X[:, None, :] - m[None]) ** 2).sum(axis=2)
+        return np.log(w) - 0.5 * d * np.log(2 * np.pi * v) - sq / (2 * v)
+
+    def posterior(t):
+        lj = log_joint(t)
+        return np.exp(lj - lj.max(axis=1, keepdims=True)) / np.exp(lj - lj.max(axis=1, keepdims=True)).sum(
+            axis=1, keepdims=True)
+
+    post, target = posterior(theta_old), theta
+    if variant == "new-post":
+        post = posterior(theta)
+    if variant == "swapped":
+        post, target = posterior(theta), theta_old
+    if variant == "hard":
+        post = np.eye(post.shape[1])[np.argmax(post, axis=1)]
+    value = float(np.sum(post * log_joint(target)))
+    if variant == "entropy":
+        value -= float(np.sum(xlogy(post, post)))
+    if variant == "ell":
+        lj = log_joint(theta)
+        value = float(np.sum(np.log(np.exp(lj).sum(axis=1))))
+    if variant == "mean":
+        value /= len(X)
+    if variant == "no-const":
+        value += 0.5 * X.shape[1] * np.log(2 * np.pi) * len(X)
+    return value
+
+
+def test_dempster_q_right_answer_passes():
+    result = lib.checks.em_dempster_q(_dempster_q)
+    assert result.passed, result
+    assert "2 spherical mixtures" in result.message
+
+
+@pytest.mark.parametrize(
+    "variant, fragments",
+    [
+        ("entropy", ["entropy", "bound L(q, theta)"]),
+        ("ell", ["log-likelihood ell(theta)"]),
+        ("new-post", ["responsibilities come from theta", "theta_old"]),
+        ("swapped", ["swapped"]),
+        ("hard", ["hard assignments"]),
+        ("mean", ["average"]),
+        ("no-const", ["differs", "(d/2) ln(2 pi sigma_k^2)"]),
+    ],
+)
+def test_dempster_q_names_typical_mistakes(variant, fragments):
+    assert_fails(lib.checks.em_dempster_q(lambda *a: _dempster_q(*a, variant=variant)), *fragments)
+
+
+def test_dempster_q_standard_failures_and_no_numbers():
+    from check_helpers import assert_standard_failure_modes
+    assert_standard_failure_modes(lib.checks.em_dempster_q)
+    message = lib.checks.em_dempster_q(lambda *a: _dempster_q(*a, variant="new-post")).message
+    assert not re.search(r"\d\.\d", message), message

@@ -102,3 +102,70 @@ def test_the_student_cannot_change_the_sums_the_check_uses():
         counts *= 0  # a student who overwrites the inputs in place
         return out
     assert check(mutating).passed
+
+
+# ---- ex-em-stepwise ------------------------------------------------------------------------
+
+import numpy as np  # noqa: E402
+from check_helpers import assert_standard_failure_modes  # noqa: E402
+from lib.mixture import e_step  # noqa: E402
+
+step_check = lib.checks.em_stepwise_step
+
+
+def _batch(X, w, m, c, centre):
+    r, _ = e_step(X, w, m, c)
+    D = X - centre
+    return r.mean(axis=0), r.T @ D / len(X), np.einsum("mk,md,me->kde", r, D, D) / len(X)
+
+
+def _step(kind):
+    def fn(stats, X, w, m, c, centre, t, tau):
+        eta = (t + 2.0) ** (-tau)
+        b = _batch(X, w, m, c, np.zeros_like(centre) if kind == "origin" else centre)
+        if kind == "t+1":
+            eta = (t + 1.0) ** (-tau)
+        if kind == "sums":
+            b = tuple(x * len(X) for x in b)
+        if kind == "no-decay":
+            return tuple(s + eta * x for s, x in zip(stats, b))
+        if kind == "swapped":
+            return tuple((1 - eta) * x + eta * s for s, x in zip(stats, b))
+        if kind == "replace":
+            return b
+        if kind == "pair":
+            return stats[:2]
+        return tuple((1 - eta) * s + eta * x for s, x in zip(stats, b))
+    return fn
+
+
+def test_stepwise_right_answer_passes():
+    result = step_check(_step("right"))
+    assert result.passed, result
+    assert "3 minibatches" in result.message
+
+
+@pytest.mark.parametrize("kind, fragments", [
+    ("t+1", ["(t + 2)^(-tau)"]),
+    ("sums", ["averages per point"]),
+    ("no-decay", ["full weight"]),
+    ("swapped", ["swapped"]),
+    ("replace", ["replaced"]),
+    ("origin", ["about the origin"]),
+    ("pair", ["tuple of 3 values"]),
+])
+def test_stepwise_typical_mistakes_are_named(kind, fragments):
+    assert_fails(step_check(_step(kind)), *fragments)
+
+
+def test_stepwise_standard_failure_modes():
+    assert_standard_failure_modes(step_check)
+
+
+def test_stepwise_student_cannot_change_the_inputs():
+    def mutating(stats, X, w, m, c, centre, t, tau):
+        out = _step("right")(stats, X, w, m, c, centre, t, tau)
+        stats[0][:] = 0
+        X[:] = 0
+        return out
+    assert step_check(mutating).passed

@@ -207,3 +207,54 @@ def test_all_means_rate_is_the_spectral_radius_of_the_em_map(delta):
     ])
     rate = em_theory.em_rate(x, w, mu, v, component=None)
     assert np.isclose(rate, np.abs(np.linalg.eigvals(J)).max(), rtol=1e-5)
+
+
+# ---- Dempster's Q(theta | theta^(t)) ----------------------------------------------------------
+
+def _q_problem():
+    from lib import datasets
+    X, _ = datasets.make_mixture(200, [0.5, 0.3, 0.2], [[0.0, 0.0], [4.0, 1.0], [1.0, 5.0]],
+                                 [1.0, 0.7, 1.3], "spherical", rng=np.random.default_rng(3))
+    old = (np.array([0.4, 0.4, 0.2]), np.array([[0.5, 0.5], [3.0, 0.0], [0.0, 4.0]]), np.ones(3))
+    return X, old
+
+
+def test_dempster_q_is_F_at_the_e_step_responsibilities():
+    from lib import em_theory, mixture
+    X, old = _q_problem()
+    new = mixture.m_step(X, mixture.e_step(X, *old, "spherical")[0], "spherical", reg_covar=0.0)
+    resp, _ = mixture.e_step(X, *old, "spherical")
+    by_hand = np.sum(resp * (np.log(new[0]) + mixture.estimate_log_prob(X, new[1], new[2], "spherical")))
+    assert np.isclose(em_theory.dempster_q(X, new, old, "spherical"), by_hand, rtol=1e-12)
+    # at theta = theta_old it is ell minus the entropy of the E-step's posterior
+    ell_old = mixture.log_likelihood(X, *old, "spherical")
+    assert np.isclose(em_theory.dempster_q(X, old, old, "spherical"), ell_old - mixture.entropy(resp), rtol=1e-12)
+
+
+def test_dempster_q_is_maximised_by_the_m_step_and_minorises_ell():
+    from lib import em_theory, mixture
+    X, old = _q_problem()
+    resp, _ = mixture.e_step(X, *old, "spherical")
+    best = mixture.m_step(X, resp, "spherical", reg_covar=0.0)
+    q_best = em_theory.dempster_q(X, best, old, "spherical")
+    q_old = em_theory.dempster_q(X, old, old, "spherical")
+    ell_old = mixture.log_likelihood(X, *old, "spherical")
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        theta = (rng.dirichlet(50 * best[0]), best[1] + 0.2 * rng.normal(size=best[1].shape),
+                 best[2] * rng.uniform(0.7, 1.4, size=3))
+        q_theta = em_theory.dempster_q(X, theta, old, "spherical")
+        assert q_theta <= q_best + 1e-9
+        # equation em-q-minorises
+        assert mixture.log_likelihood(X, *theta, "spherical") - ell_old >= q_theta - q_old - 1e-9
+
+
+def test_dempster_q_rejects_bad_parameters():
+    from lib import em_theory
+    X, old = _q_problem()
+    with pytest.raises(TypeError, match="theta_old must be a tuple"):
+        em_theory.dempster_q(X, old, old[:2], "spherical")
+    with pytest.raises(TypeError, match="theta must be a tuple"):
+        em_theory.dempster_q(X, "theta", old, "spherical")
+    with pytest.raises(ValueError):
+        em_theory.dempster_q(X, (np.array([0.5, 0.6, 0.2]),) + old[1:], old, "spherical")

@@ -197,3 +197,29 @@ def test_still_frame_draws_without_warnings(data):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             fig._repr_mimebundle_()
+
+
+def test_mixture_fit_draws_the_gap_after_m_steps_on_a_log_scale(data):
+    # half-steps: start, then (E-step, M-step) pairs; the gap ln p - bound is 0 after an E-step
+    w, m, c = np.full(2, 0.5), data[[0, 1]], np.array([np.eye(2)] * 2)
+    run = {"resp": [np.full((len(data), 2), 0.5)], "means": [m], "covariances": [c],
+           "log_likelihood": [mixture.log_likelihood(data, w, m, c)], "bound": [np.nan]}
+    for _ in range(3):
+        resp, _ = mixture.e_step(data, w, m, c)
+        for half in "EM":
+            if half == "M":
+                w, m, c = mixture.m_step(data, resp)[:3]
+            for key, value in zip(run, (resp, m, c, mixture.log_likelihood(data, w, m, c),
+                                        mixture.lower_bound(data, resp, w, m, c))):
+                run[key].append(value)
+    fig = plotting.interactive_mixture_fit(data, [run], alt="EM")
+    spec = _spec(fig)
+    gap_panel = spec["panels"][2]
+    assert gap_panel["ylog"] is True
+    trace = np.array(gap_panel["layers"][0]["frames"][0][0][0]).reshape(-1, 2)
+    want = (np.array(run["log_likelihood"]) - np.array(run["bound"]))[2::2]  # after each M-step
+    assert trace[:, 0].tolist() == [2, 4, 6]
+    assert np.allclose(trace[:, 1], want, rtol=1e-5)
+    assert np.all(trace[:, 1] > 0) and gap_panel["ylim"][0] <= trace[:, 1].min()
+    assert "gap = " in spec["text"][2] and "gap" not in spec["text"][1]
+    assert "ℒ = " in spec["text"][1]

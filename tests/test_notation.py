@@ -37,6 +37,14 @@ FORBIDDEN = [
     ("02_3*.md", r"\\gamma_\{ik\}", "responsibilities are introduced with EM in chapter 4"),
     # ---- chapter 3 ----
     # ---- chapter 4 ----
+    ("04*.md", r"G\(Q|\$G\$|\bG_trace|G\\bigl\(", "EM's lower bound is \\mathcal L(q, theta) in chapters 4 and 5, not G(Q, theta)"),
+    ("04*.md", r"Q_\{i|Q_i\b|Q\^\{\(t|\\mathcal Q\b", "a distribution over the latent labels is a lower-case q (q_i, q_{ik}, q^{(t)}); "
+                                                  "the capital Q is Dempster's Q(theta | theta^(t))"),
+    ("04*.md", r"\bL_(true|trace|iter|ex|new|fixed)\b|(?<!mathcal )\bL = |\bL\(true|final L\b|\bL before", "the log-likelihood is ell in text and printouts, not L"),
+    ("04*.md", r"\\lambda", "lambda is the l2 penalty only; chapter 4's Lagrange multiplier is nu"),
+    ("04*.md", r"\\phi|\\varphi", "phi is the standard normal density only; mixing weights are pi_k"),
+    ("04*.md", r"\\nu\b[^\n]{0,40}degrees of freedom|prior_dof=\\nu", "the inverse-Wishart degrees of freedom are kappa"),
+    ("04*.md", r"\\rho\b", "rho is a correlation only"),
     # ---- chapter 5 ----
     ("05*.md", r"\\lambda", "lambda is the l2 penalty; chapter 5's mean-field parameters are xi_im"),
     ("05*.md", r"\\phi|\\varphi", "phi is the standard normal density; the encoder's weights are upsilon"),

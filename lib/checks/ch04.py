@@ -12,7 +12,7 @@ import numpy as np
 
 from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, matches_digest, expect_tuple
 
-__all__ = ["em_e_step", "em_m_step_spherical", "em_second_iteration", "em_run", "em_lower_bound"]
+__all__ = ["em_e_step", "em_m_step_spherical", "em_second_iteration", "em_run", "em_lower_bound", "em_dempster_q"]
 
 def _mixture():
     return import_module("lib.mixture")
@@ -394,8 +394,8 @@ def em_run(student_fn):
 
 @check(
     "ex-em-lower-bound",
-    "matches G(Q, theta) of equation em-lower-bound for random Q, for Q with exact zeros, and for "
-    "the E-step's Q (where it equals the log-likelihood), on 2 spherical mixtures.",
+    "matches L(q, theta) of equation em-lower-bound for random q, for q with exact zeros, and for "
+    "the E-step's q (where it equals the log-likelihood), on 2 spherical mixtures.",
 )
 def em_lower_bound(student_fn):
     mixture = _mixture()
@@ -408,16 +408,16 @@ def em_lower_bound(student_fn):
         Q_zeros[1::4] = np.eye(K)[np.arange(len(Q_zeros[1::4])) % K]
         Q_zeros /= Q_zeros.sum(axis=1, keepdims=True)
         Q_post, log_norm = mixture.e_step(X, weights, means, variances, "spherical")
-        for label, Q in [("a random Q", Q_random), ("a Q with exact zeros", Q_zeros), ("the E-step's Q", Q_post)]:
+        for label, Q in [("a random q", Q_random), ("a q with exact zeros", Q_zeros), ("the E-step's q", Q_post)]:
             out = call(student_fn, X, Q, weights, means, variances, name="lower_bound_spherical")
-            if label == "a Q with exact zeros":
+            if label == "a q with exact zeros":
                 arr = np.asarray(out, dtype=np.float64) if not isinstance(out, (str, bytes)) else None
                 if arr is not None and arr.size == 1 and not np.isfinite(arr.reshape(())):
                     raise Failure(
-                        "NaN or infinity for a Q with exact zeros: 0 * ln(0) gives NaN in floating point. "
-                        "Use the convention 0 ln 0 = 0, e.g. scipy.special.xlogy(Q, Q) for Q ln Q."
+                        "NaN or infinity for a q with exact zeros: 0 * ln(0) gives NaN in floating point. "
+                        "Use the convention 0 ln 0 = 0, e.g. scipy.special.xlogy(q, q) for q ln q."
                     )
-            value = expect_scalar(out, "G(Q, theta)", name="lower_bound_spherical")
+            value = expect_scalar(out, "L(q, theta)", name="lower_bound_spherical")
             want = mixture.lower_bound(X, Q, weights, means, variances, "spherical")
             if np.isclose(value, want, rtol=1e-7, atol=1e-9):
                 continue
@@ -426,27 +426,81 @@ def em_lower_bound(student_fn):
             L = float(log_norm.sum())
             if np.isclose(value, F, rtol=1e-7):
                 raise Failure(
-                    f"for {label} you returned F(Q, theta) without the entropy term: G = F + sum_i H(Q_i) "
-                    "with H(Q_i) = -sum_k Q_ik ln Q_ik."
+                    f"for {label} you returned F(q, theta) without the entropy term: L = F + sum_i H(q_i) "
+                    "with H(q_i) = -sum_k q_ik ln q_ik."
                 )
             if np.isclose(value, F - H, rtol=1e-7):
                 raise Failure(
-                    f"for {label} the entropy enters with the wrong sign: H(Q_i) = -sum_k Q_ik ln Q_ik is "
-                    "non-negative and G = F + sum_i H(Q_i)."
+                    f"for {label} the entropy enters with the wrong sign: H(q_i) = -sum_k q_ik ln q_ik is "
+                    "non-negative and L = F + sum_i H(q_i)."
                 )
             if np.isclose(value, L, rtol=1e-7):
                 raise Failure(
-                    f"for {label} you returned the log-likelihood ell(theta), which does not depend on Q; "
-                    "G(Q, theta) equals ell(theta) only when Q is the E-step's posterior (lemma lem-em-e-step)."
+                    f"for {label} you returned the log-likelihood ell(theta), which does not depend on q; "
+                    "L(q, theta) equals ell(theta) only when q is the E-step's posterior (lemma lem-em-e-step)."
                 )
             if np.isclose(value, -want, rtol=1e-7):
                 raise Failure(
-                    f"for {label} your value has the wrong overall sign: G(Q, theta) is a lower bound on the "
-                    "log-likelihood (not a loss), G = F(Q, theta) + sum_i H(Q_i)."
+                    f"for {label} your value has the wrong overall sign: L(q, theta) is a lower bound on the "
+                    "log-likelihood (not a loss), L = F(q, theta) + sum_i H(q_i)."
                 )
             if np.isclose(value, want / n, rtol=1e-7):
-                raise Failure("you returned an average over the samples; G sums over i = 1..n.")
+                raise Failure("you returned an average over the samples; L sums over i = 1..n.")
             raise Failure(
-                f"your G differs for {label}: G = sum_i sum_k Q_ik (ln pi_k + ln N(x_i | mu_k, sigma_k^2 I) "
-                "- ln Q_ik), with the full log-density including -(d/2) ln(2 pi sigma_k^2)."
+                f"your L differs for {label}: L = sum_i sum_k q_ik (ln pi_k + ln N(x_i | mu_k, sigma_k^2 I) "
+                "- ln q_ik), with the full log-density including -(d/2) ln(2 pi sigma_k^2)."
             )
+
+
+# --------------------------------------------------------------------------- ex-em-dempster-q
+
+
+@check(
+    "ex-em-dempster-q",
+    "matches Q(theta | theta_old) of equation em-dempster-q on 2 spherical mixtures, for theta far from "
+    "theta_old, equal to the M-step's parameters and equal to theta_old.",
+)
+def em_dempster_q(student_fn):
+    mixture = _mixture()
+    theory = import_module("lib.em_theory")
+    rng = np.random.default_rng(47)
+    for n, d, K in [(25, 2, 3), (18, 3, 2)]:
+        X, weights, means, variances = _spherical_problem(rng, n, d, K)
+        old = (weights, means, variances)
+        resp_old, _ = mixture.e_step(X, *old, "spherical")
+        m_new = mixture.m_step(X, resp_old, "spherical", reg_covar=0.0)
+        far = (rng.dirichlet(np.full(K, 3.0)), means + rng.normal(scale=1.5, size=means.shape),
+               variances * rng.uniform(0.5, 2.0, size=K))
+        for label, theta in [("theta far from theta_old", far), ("theta = the M-step's parameters", m_new),
+                             ("theta = theta_old", old)]:  # at theta_old, ell = Q + entropy: last
+            args = (X.copy(), tuple(np.copy(a) for a in theta), tuple(np.copy(a) for a in old))
+            out = call(student_fn, *args, name="dempster_q_spherical")
+            value = expect_scalar(out, "Q(theta | theta_old)", name="dempster_q_spherical")
+            want = theory.dempster_q(X, theta, old, "spherical")
+            if np.isclose(value, want, rtol=1e-7, atol=1e-9):
+                continue
+            resp_new, log_norm_new = mixture.e_step(X, *theta, "spherical")
+            F_new = mixture.expected_complete_log_likelihood(X, resp_new, *theta, "spherical")
+            swapped = theory.dempster_q(X, old, theta, "spherical")
+            H_old = mixture.entropy(resp_old)
+            hard = np.eye(K)[np.argmax(resp_old, axis=1)]
+            F_hard = mixture.expected_complete_log_likelihood(X, hard, *theta, "spherical")
+            for wrong, message in [
+                (want + H_old, "you added the entropy of the posterior: that is the bound L(q, theta); Q is the "
+                               "expected complete-data log-likelihood alone."),
+                (float(log_norm_new.sum()), "you returned the log-likelihood ell(theta); Q averages the "
+                                            "complete-data log-likelihood ln p_theta(x_i, z_i) over the posterior."),
+                (F_new, "your responsibilities come from theta; in Q(theta | theta_old) the posterior over the "
+                        "labels is the one at theta_old (the E-step), and only ln p_theta(x_i, z_i) uses theta."),
+                (swapped, "the two arguments are swapped: the posterior comes from theta_old, the log-joint "
+                          "from theta."),
+                (F_hard, "you used hard assignments; Q weights each component by its posterior probability."),
+                (want / n, "you returned an average over the samples; Q sums over i = 1..n."),
+            ]:
+                if np.isclose(value, wrong, rtol=1e-7, atol=1e-9):  # never the right value: value != want
+                    raise Failure(f"for {label}: {message}")
+            raise Failure(
+                f"your Q differs for {label}: Q = sum_i sum_k gamma_ik(theta_old) (ln pi_k + ln N(x_i | mu_k, "
+                "sigma_k^2 I)), with the full log-density including -(d/2) ln(2 pi sigma_k^2)."
+            )
+

@@ -1,4 +1,4 @@
-"""Check for the exercise of chapter 4's "EM at scale" page: the M-step from chunk sums.
+"""Checks for the exercises of chapter 4's "EM at scale" page: the M-step from chunk sums, a step of stepwise EM.
 
 The reference is :func:`lib.mixture.m_step` on all the rows at once (no ridge),
 evaluated on fresh data the student does not see; no message shows a
@@ -11,7 +11,7 @@ import numpy as np
 
 from ._core import Failure, call, check, expect_array, expect_tuple
 
-__all__ = ["em_m_step_from_sums"]
+__all__ = ["em_m_step_from_sums", "em_stepwise_step"]
 
 
 def _close(a, b, rtol=1e-7, atol=1e-9):
@@ -102,3 +102,63 @@ def em_m_step_from_sums(student_fn):
             if _close(covs, value):
                 raise Failure(message)
         raise Failure("your covariances differ from Sigma_k = S_k / n_k - (s_k / n_k)(s_k / n_k)^T.")
+
+
+@check(
+    "ex-em-stepwise",
+    "matches one step of stepwise EM (lib.online_em) on 3 minibatches (d = 2, 3; steps t = 0, 4, 40; "
+    "exponents 0.6, 0.8, 1), with statistics about a centre far from the origin in one of them.",
+)
+def em_stepwise_step(student_fn):
+    online = import_module("..online_em", __package__)
+    mixture = import_module("..mixture", __package__)
+    name = "stepwise_step"
+    rng = np.random.default_rng(4414)
+    for m, d, K, t, tau, offset in [(40, 2, 3, 0, 0.6, 0.0), (25, 3, 2, 4, 0.8, 100.0), (60, 2, 4, 40, 1.0, 5.0)]:
+        means = offset + 3.0 * rng.normal(size=(K, d))
+        X = means[rng.integers(K, size=m)] + rng.normal(size=(m, d))
+        weights = rng.dirichlet(np.full(K, 5.0))
+        covs = np.array([np.eye(d) * rng.uniform(0.6, 1.6) for _ in range(K)])
+        centre = X.mean(axis=0) + rng.normal(scale=0.3, size=d)
+        off = means - centre
+        stats = (weights.copy(), weights[:, None] * off,
+                 weights[:, None, None] * (covs + off[:, :, None] * off[:, None, :]))
+        resp, _ = mixture.e_step(X, weights, means, covs)
+        batch = online.minibatch_statistics(X, resp, centre)
+        eta = (t + 2.0) ** (-tau)
+        want = [(1 - eta) * s + eta * b for s, b in zip(stats, batch)]
+        args = (tuple(a.copy() for a in stats), X.copy(), weights.copy(), means.copy(), covs.copy(),
+                centre.copy(), t, tau)
+        out = call(student_fn, *args, name=name)
+        expect_tuple(out, 3, "(s0, s1, s2)", name=name)
+        got = [expect_array(out[0], (K,), "s0", name=name),
+               expect_array(out[1], (K, d), "s1", name=name),
+               expect_array(out[2], (K, d, d), "s2", name=name)]
+        if all(_close(g, w) for g, w in zip(got, want)):
+            continue
+        mistakes = [(list(batch), "you replaced the statistics by the minibatch's (a step of 1): average them with the step "
+                     "eta_t = (t + 2)^(-tau), which is below 1 from the first step on.")]
+        for label, step in [("(t + 1)^(-tau)", (t + 1.0) ** (-tau)), ("t^(-tau)", float(t) ** (-tau) if t else None),
+                            ("(t + 2)^(-1)", (t + 2.0) ** -1.0), ("(t + 2)^tau", (t + 2.0) ** tau)]:
+            if step is not None and step != eta:
+                mistakes.append(([(1 - step) * s + step * b for s, b in zip(stats, batch)],
+                                 f"your step size is {label}; this book's steps are eta_t = (t + 2)^(-tau)."))
+        sums = [b * m for b in batch]
+        mistakes += [
+            ([(1 - eta) * s + eta * b for s, b in zip(stats, sums)],
+             "you added the minibatch's sums; the statistics are averages per point: divide by the batch size."),
+            ([s + eta * b for s, b in zip(stats, batch)],
+             "you kept the old statistics at full weight: the new value is (1 - eta_t) s + eta_t s_hat."),
+            ([(1 - eta) * b + eta * s for s, b in zip(stats, batch)],
+             "the weights are swapped: the minibatch gets eta_t, the old statistics 1 - eta_t."),
+        ]
+        raw = online.minibatch_statistics(X, resp, np.zeros(d))
+        mistakes.append(([(1 - eta) * s + eta * b for s, b in zip(stats, raw)],
+                         "your minibatch statistics are about the origin; take x_i - c about the given centre c."))
+        for value, message in mistakes:
+            if all(_close(g, w) for g, w in zip(got, value)):
+                raise Failure(message)
+        for g, w, label in zip(got, want, ("s0", "s1", "s2")):
+            if not _close(g, w):
+                raise Failure(f"your {label} differs from (1 - eta_t) {label} + eta_t times the minibatch "
+                              "average of its statistic.")
