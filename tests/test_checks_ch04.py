@@ -122,8 +122,9 @@ def test_e_step_catches_underflow_of_the_direct_formula():
 
 
 def test_e_step_rejects_a_tuple_like_lib():
-    def like_lib(X, w, m, v):
-        return mixture.e_step(X, w, m, v, "spherical")
+    def like_lib(X, w, m, v):  # lib.mixture.e_step returns (resp, log-likelihood)
+        log_joint = _log_joint(X, w, m, v)
+        return _e_step(X, w, m, v), float(logsumexp(log_joint, axis=1).sum())
 
     assert_fails(lib.checks.em_e_step(like_lib), "tuple", "only")
 
@@ -376,7 +377,11 @@ def test_m_step_transposed_square_means_are_named():
 
 
 def test_m_step_with_lib_default_ridge_is_named():
-    assert_fails(lib.checks.em_m_step_spherical(lambda X, r: mixture.m_step(X, r, "spherical")), "no ridge")
+    def with_ridge(X, r):  # lib.mixture.m_step's default reg_covar=1e-6
+        weights, means, variances = _m_step(X, r)
+        return weights, means, variances + 1e-6
+
+    assert_fails(lib.checks.em_m_step_spherical(with_ridge), "no ridge")
 
 
 def test_m_step_accepts_lists():
