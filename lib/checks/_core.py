@@ -365,6 +365,8 @@ def call(func, *args, name=None, **kwargs):
                 out = func(*args, **kwargs)
         except Exception as exc:  # judged after the tripwires are off
             error = exc
+    if isinstance(error, Delegation):  # a tripwire set outside this check (the grader's)
+        raise Failure(delegation_message(error.name)) from None
     if isinstance(error, NotImplementedError):
         raise NotImplementedYet() from None
     if error is not None:
