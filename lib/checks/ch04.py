@@ -186,7 +186,8 @@ def em_m_step_spherical(student_fn):
             if np.allclose(means, weighted_sum, rtol=1e-7):
                 raise Failure(
                     "your means are weighted sums, not weighted averages: divide sum_i resp[i, k] x_i "
-                    "by n_k = sum_i resp[i, k] (the normalisation some lecture notes drop)."
+                    "by n_k = sum_i resp[i, k]. Without the 1/n_k the 'mean' grows with the number of points "
+                    "the component holds and no longer lies among them."
                 )
             if np.allclose(means, weighted_sum / n, rtol=1e-7):
                 raise Failure("your means divide by n; a component's mean divides by its soft count n_k.")
