@@ -238,7 +238,7 @@ def test_tripwires_restore_after_an_exception_and_when_nested():
         with pytest.raises(Delegation):
             mixture.e_step(None, None, None, None)
     assert mixture.e_step.__code__ is e_step and mixture.m_step.__code__ is m_step
-    assert "__lib_checks_tripwire__" not in vars(mixture)
+    assert _core._HOOK not in vars(mixture) and not _core._ACTIVE
 
 
 def test_tripwire_on_a_method_and_a_bad_name():
@@ -335,3 +335,32 @@ def test_grader_side_tripwires_around_a_whole_check():
         result = _free_check(answer)  # a check that does not forbid it, run under the grader's wires
     assert fired == ["lib.mle.bernoulli_mle"]
     assert result.status == "failed" and "`lib.mle.bernoulli_mle`" in result.message
+
+
+def test_grader_wires_around_a_whole_check_leave_its_reference_working():
+    with tripwires(_fraction_check.forbid) as fired:
+        right = _fraction_check(lambda x: float(np.mean(x)))  # the reference calls lib.mle.bernoulli_mle
+        wrong = _fraction_check(lambda x: mle.bernoulli_mle(x))
+    assert right.passed, right
+    _assert_delegation(wrong, "lib.mle.bernoulli_mle")
+    assert fired == []  # the check's own (inner) wires caught it
+    assert not _core._ACTIVE
+
+
+@pytest.mark.parametrize("check_name", ["em_m_step_spherical", "bernoulli_mle", "cavi_update"])
+def test_a_real_check_under_grader_wires(check_name):
+    checker = getattr(lib.checks, check_name)
+    answer, forbidden = CALLS_LIB.get(check_name, (None, None))
+    with tripwires(checker.forbid):
+        _assert_delegation(checker(answer), forbidden)
+    assert not _core._ACTIVE
+
+
+def test_a_right_answer_passes_under_grader_wires():
+    """The reference of a real check calls the very function the wires are set on."""
+    with tripwires(lib.checks.bernoulli_mle.forbid):
+        assert lib.checks.bernoulli_mle(lambda x: float(np.mean(x))).passed
+        assert lib.checks.em_e_step.forbid and lib.checks.em_e_step(
+            lambda X, w, m, v: mixture.e_step(X, w, m, v, "spherical")[0]).status == "failed"
+    assert not _core._ACTIVE
+

@@ -27,13 +27,14 @@ computations run outside :func:`call` and use ``lib`` normally.  The grader
 ``with tripwires(check_fn.forbid): ...``.
 """
 
-import contextlib
 import contextvars
 import functools
 import hashlib
 import importlib
 import math
+import threading
 import traceback
+import types
 
 import numpy as np
 
@@ -115,8 +116,28 @@ def delegation_message(name, itself=False):
 
 # The forbid tuple of the check whose body is running (set by `check`, read by `call`).
 _FORBID = contextvars.ContextVar("lib_checks_forbid", default=())
-# The name under which a stub finds its recorder in the tripped function's module globals.
-_HOOK = "__lib_checks_tripwire__"
+# Whether a tripped function raises (True: the student's code is running) or runs its own code
+# (False: a check's reference computation).  `check` disarms while its body runs, `watched` arms
+# while the student's function runs; outside any check (a grader calling the student's function
+# under `tripwires`) the wires are armed.
+_ARMED = contextvars.ContextVar("lib_checks_armed", default=True)
+# The name under which stubs find `_trip` in the tripped function's module globals (one per copy
+# of this module: a grader may load a second copy of lib).
+_HOOK = f"__lib_checks_tripwire_{id(_FORBID):x}__"
+_ACTIVE = {}  # id(function) -> {"func", "code" (its own), "run" (a copy running it), "fired": [lists]}
+_INJECTED = {}  # id(module globals) -> [globals, number of stubs that use the hook]
+_LOCK = threading.RLock()
+
+
+def _trip(key, name, args, kwargs):
+    """What a stubbed function does: raise :class:`Delegation` when armed, else run its own code."""
+    entry = _ACTIVE.get(key)
+    if entry is None:  # pragma: no cover - a stub outlived its tripwires
+        raise Delegation(name)
+    if _ARMED.get():
+        entry["fired"][-1].append(name)
+        raise Delegation(name)
+    return entry["run"](*args, **kwargs)
 
 
 def resolve(dotted):
@@ -175,9 +196,8 @@ def _targets(names):
     return out
 
 
-@functools.lru_cache(maxsize=None)
-def _stub_code(name, freevars):
-    """A code object that raises the hook's Delegation for ``name``, with the free variables ``freevars``.
+def _stub_code(key, name, freevars):
+    """A code object that hands its call to ``_trip(key, name, ...)``, with the free variables ``freevars``.
 
     A function's ``__code__`` can only be swapped for code with the same free
     variables, so the stub declares (and never uses) the original's.
@@ -188,7 +208,7 @@ def _stub_code(name, freevars):
     lines.append("    def _tripwire(*_args, **_kwargs):")
     if freevars:
         lines.append(f"        ({', '.join(freevars)},)")
-    lines.append(f"        raise {_HOOK}({name!r})")
+    lines.append(f"        return {_HOOK}({key!r}, {name!r}, _args, _kwargs)")
     lines.append("    return _tripwire")
     namespace = {}
     exec(compile("\n".join(lines), f"<tripwire {name}>", "exec"), namespace)
@@ -198,7 +218,46 @@ def _stub_code(name, freevars):
     return code
 
 
-class tripwires(contextlib.ContextDecorator):
+def _arm(name, func, fired):
+    """Stub ``func`` (once, however many tripwires cover it) and register ``fired`` as its innermost list."""
+    key = id(func)
+    entry = _ACTIVE.get(key)
+    if entry is None:
+        code = func.__code__
+        run = types.FunctionType(code, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+        run.__kwdefaults__ = dict(func.__kwdefaults__) if func.__kwdefaults__ else None
+        stub = _stub_code(key, name, code.co_freevars)
+        renamed = {"co_name": code.co_name}
+        if hasattr(stub, "co_qualname"):  # Python >= 3.11
+            renamed["co_qualname"] = code.co_qualname
+        module_globals = func.__globals__
+        injected = _INJECTED.setdefault(id(module_globals), [module_globals, 0])
+        injected[1] += 1
+        module_globals[_HOOK] = _trip
+        entry = _ACTIVE[key] = {"func": func, "code": code, "run": run, "fired": []}
+        func.__code__ = stub.replace(**renamed)
+    entry["fired"].append(fired)
+    return key
+
+
+def _disarm(keys):
+    """Undo :func:`_arm` for ``keys`` in reverse order; a function gets its code back with its last wire."""
+    for key in reversed(keys):
+        entry = _ACTIVE[key]
+        entry["fired"].pop()
+        if entry["fired"]:
+            continue
+        func = entry["func"]
+        func.__code__ = entry["code"]
+        del _ACTIVE[key]
+        injected = _INJECTED[id(func.__globals__)]
+        injected[1] -= 1
+        if injected[1] == 0:
+            injected[0].pop(_HOOK, None)
+            del _INJECTED[id(func.__globals__)]
+
+
+class tripwires:
     """Within ``with tripwires(names) as fired:``, a call of any named ``lib`` function raises :class:`Delegation`.
 
     ``names`` are dotted names ("lib.mle.bernoulli_mle").  The function's code
@@ -209,6 +268,11 @@ class tripwires(contextlib.ContextDecorator):
     student's code catches the exception.  On exit (normal or by an exception)
     every function gets its own code back; nested ``tripwires`` restore in
     reverse order.  ``tripwires(())`` does nothing.
+
+    While a check's body runs (outside :func:`call`), a tripped function runs
+    its own code: the check's reference computations keep working, so a
+    grader may set the wires around a whole check
+    (``with tripwires(check_fn.forbid): check_fn(answer)``).
     """
 
     def __init__(self, names):
@@ -222,48 +286,22 @@ class tripwires(contextlib.ContextDecorator):
         if self._saved is not None:
             raise RuntimeError("a tripwires object is not re-entrant; make a new one")
         targets = _targets(self.names)
-        fired = self.fired
-
-        def hook(name):
-            fired.append(name)
-            return Delegation(name)
-
-        saved = []
-        try:
-            for name, func in targets:
-                stub = _stub_code(name, func.__code__.co_freevars)
-                names = {"co_name": func.__code__.co_name}
-                if hasattr(stub, "co_qualname"):  # Python >= 3.11
-                    names["co_qualname"] = func.__code__.co_qualname
-                stub = stub.replace(**names)
-                module_globals = func.__globals__
-                saved.append(("global", module_globals, module_globals.get(_HOOK, _MISSING)))
-                module_globals[_HOOK] = hook
-                saved.append(("code", func, func.__code__))
-                func.__code__ = stub
-        except BaseException:
-            _restore(saved)
-            raise
-        self._saved = saved
-        return fired
+        keys = []
+        with _LOCK:
+            try:
+                for name, func in targets:
+                    keys.append(_arm(name, func, self.fired))
+            except BaseException:
+                _disarm(keys)
+                raise
+        self._saved = keys
+        return self.fired
 
     def __exit__(self, *exc):
-        saved, self._saved = self._saved, []
-        _restore(saved or [])
+        keys, self._saved = self._saved, []
+        with _LOCK:
+            _disarm(keys or [])
         return False
-
-
-_MISSING = object()
-
-
-def _restore(saved):
-    for kind, where, old in reversed(saved):
-        if kind == "code":
-            where.__code__ = old
-        elif old is _MISSING:
-            where.pop(_HOOK, None)
-        else:
-            where[_HOOK] = old
 
 
 class watched:
@@ -282,9 +320,11 @@ class watched:
     def __enter__(self):
         self._wires = tripwires(self.names)
         self._fired = self._wires.__enter__()
+        self._armed = _ARMED.set(True)
         return self
 
     def __exit__(self, exc_type, exc, tb):
+        _ARMED.reset(self._armed)
         self._wires.__exit__(exc_type, exc, tb)
         if self._fired:
             name = self._fired[0]
@@ -310,7 +350,7 @@ def check(exercise, what_was_checked, *, forbid=()):
     def decorate(body):
         @functools.wraps(body)
         def run(*args, **kwargs):
-            token = _FORBID.set(forbid)
+            token, armed = _FORBID.set(forbid), _ARMED.set(False)  # the check's own lib calls run
             try:
                 body(*args, **kwargs)
             except NotImplementedYet:
@@ -333,6 +373,7 @@ def check(exercise, what_was_checked, *, forbid=()):
                     "Look at the types your function returns.",
                 )
             finally:
+                _ARMED.reset(armed)
                 _FORBID.reset(token)
             return CheckResult(exercise, "passed", f"Passed: {what_was_checked}")
 
