@@ -198,3 +198,14 @@ def test_a_short_solution_does_not_match_by_chance():
     short = "def area(x):\n    return float(np.sum(x) / len(x))\n"
     assert G.find_giveaways(_extract([common], solution_code=short, names=["mean_of"])) == []
 
+
+
+def test_readme_lists_each_pages_exercises():
+    """README's chapter table gives each page's number of exercises (issue 24: it still lists them)."""
+    readme = (G.ROOT / "README.md").read_text()
+    table = readme.split("## Chapters", 1)[1].split("\n## ", 1)[0]
+    rows = dict(re.findall(r"^\|[^|]*`chapters/(\w+)\.md`[^\n]*\|\s*(\d+)\s*\|\s*$", table, re.M))
+    for md in SOURCES:
+        if re.match(r"\d\d_", md.stem):
+            count = len(re.findall(r"```\{exercise(?:-start)?\}", md.read_text()))
+            assert rows.get(md.stem) == str(count), f"README's row for {md.stem} should say {count} exercises"
