@@ -43,8 +43,11 @@ The rules (each finding names its rule):
     {prf:ref}`y`" -- and that equation or result is displayed before the
     exercise on the page;
 ``equation``
-    a displayed equation of the solution (normalised LaTeX, at least
-    ``MIN_EQUATION`` characters) is displayed before the exercise.
+    in an exercise whose statement asks for a derivation, one side of an
+    equation of the solution (displayed or inline; normalised LaTeX, with
+    ``\\frac{a}{b}`` read as ``(a)/(b)``; an expression of at least
+    ``MIN_EQUATION`` characters, not a lone symbol) is one side of an
+    equation displayed before the exercise.
 
 An exercise is exempt from all rules when its starter cell carries the
 metadata ``giveaway-exempt: "<reason>"`` (CONTRIBUTING.md says how); an empty
@@ -73,16 +76,17 @@ EXEMPT_KEY = "giveaway-exempt"
 
 RE_FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n(.*?)^\1[ \t]*$", re.S | re.M)
 RE_DISPLAY = re.compile(r"\$\$(.*?)\$\$", re.S)
+RE_INLINE_MATH = re.compile(r"(?<![\\$])\$([^$\n]+?)\$(?!\$)")
 RE_CHECK = re.compile(r"lib\.checks\.(\w+)\s*\(")
 RE_DEF = re.compile(r"^[ \t]*def[ \t]+(\w+)[ \t]*\(", re.M)
 RE_NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e[-+]?\d+)?(?![\w.])")
-VERBS = r"(?:derive|prove|implement)"
+VERBS = r"(?:derive|implement)"
 RE_DERIVED = re.compile(
-    VERBS + r"\b(?P<between>[^.;:?!{}]{0,60}?)\{(?:eq|prf:ref|numref|ref)\}`(?:[^`<]*<)?(?P<label>[^`>]+)>?`"
-    r"(?P<more>(?:\s*(?:,|and|,\s*and)\s*\{(?:eq|prf:ref|numref|ref)\}`[^`]+`)*)",
+    VERBS + r"\b(?P<between>[^.;:?!{}]{0,60}?)\{eq\}`(?:[^`<]*<)?(?P<label>[^`>]+)>?`"
+    r"(?P<more>(?:\s*(?:,|and|,\s*and)\s*\{eq\}`[^`]+`)*)",
     re.I,
 )
-RE_ROLE_LABEL = re.compile(r"\{(?:eq|prf:ref|numref|ref)\}`(?:[^`<]*<)?([^`>]+)>?`")
+RE_ROLE_LABEL = re.compile(r"\{eq\}`(?:[^`<]*<)?([^`>]+)>?`")
 
 
 # ------------------------------------------------------------------ extraction --
@@ -185,7 +189,7 @@ def extract_page(md):
         nonlocal current
         current = {"label": block.label, "position": len(blocks), "statement": "", "names": [],
                    "forbid": [], "exempt": "", "solution_code": "", "solution_math": [],
-                   "solution_output": "", "check": ""}
+                   "solution_inline": [], "solution_output": "", "check": ""}
         exercises.append(current)
 
     for kind, cell, cell_blocks in doc.items:
@@ -208,6 +212,7 @@ def extract_page(md):
                     if ex is not None:
                         raw = "\n".join(block.lines)
                         ex["solution_math"] += [m.group(1) for m in RE_DISPLAY.finditer(raw)]
+                        ex["solution_inline"] += RE_INLINE_MATH.findall(RE_DISPLAY.sub(" ", raw))
                         ex["solution_math"] += ["\n".join(block.content)] if block.kind == "amsmath" else []
                     continue
                 if block.kind == "directive" and block.name in ("exercise-start", "exercise"):
@@ -323,12 +328,45 @@ def _dedent(text):
 
 
 def normalise_latex(text):
+    """LaTeX without layout: no spacing, sizing, tags, alignment, blockquote marks; fractions as (a)/(b)."""
+    text = re.sub(r"^[ \t]*>[ \t]?", "", text, flags=re.M)
     text = re.sub(r"\\(?:tag|label)\{[^}]*\}", "", text)
     text = re.sub(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|big|Big|bigg)\b", "", text)
     text = re.sub(r"\\[,;:!> ]|\\quad|\\qquad|~|&|\\\\", "", text)
     text = re.sub(r"\\(?:begin|end)\{(?:aligned|split|gathered|align\*?|equation\*?)\}", "", text)
     text = re.sub(r"[.,;]\s*$", "", text.strip())
-    return re.sub(r"\s+", "", text)
+    return _slash_fractions(re.sub(r"\s+", "", text))
+
+
+def _group(text, start):
+    """(content, end) of the brace group opening at ``text[start] == '{'``."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[start + 1:i], i + 1
+    return text[start + 1:], len(text)
+
+
+def _slash_fractions(text):
+    """\\frac{a}{b}, \\tfrac and \\dfrac as (a)/(b), so that both spellings compare equal."""
+    while True:
+        match = re.search(r"\\[td]?frac(?=\{)", text)
+        if not match:
+            return text
+        num, end = _group(text, match.end())
+        if end >= len(text) or text[end] != "{":
+            return text
+        den, end = _group(text, end)
+        num, den = _slash_fractions(num), _slash_fractions(den)
+        wrap = lambda t: t if re.fullmatch(r"[A-Za-z0-9]+|\\[A-Za-z]+", t) else f"({t})"  # noqa: E731
+        text = text[:match.start()] + f"{wrap(num)}/{wrap(den)}" + text[end:]
+
+
+def _sides(norm):
+    """The sides of a (chain of) equation(s) that are expressions (not a symbol) of MIN_EQUATION characters."""
+    return {side for side in re.split(r"=|\\approx|\\propto", norm)
+            if len(side) >= MIN_EQUATION and re.search(r"[-+/]|\\(?:sum|prod|cdot|ln|log|exp|det)\b", side)}
 
 
 def _numbers(text):
@@ -401,13 +439,13 @@ def find_giveaways(extract):
             for target in targets:
                 if target.strip() in shown:
                     findings.append((label, "derived", f"the statement asks to derive `{target}`, displayed before it"))
-        # equation: a displayed equation of the solution displayed before
-        earlier = [normalise_latex(b["text"]) for b in before if b["kind"] == "math"]
-        for eq in ex.get("solution_math", []):
-            norm = normalise_latex(eq)
-            if len(norm) >= MIN_EQUATION and any(norm == e or (len(norm) >= 2 * MIN_EQUATION and norm in e)
-                                                  for e in earlier):
-                findings.append((label, "equation", f"the solution's equation {eq.strip()[:60]!r} is displayed before"))
+        # equation: in a derivation, a side of an equation of the solution (displayed or inline)
+        # displayed before
+        earlier = set().union(set(), *[_sides(normalise_latex(b["text"])) for b in before if b["kind"] == "math"])
+        derivation = re.search(r"\bderiv", ex.get("statement", ""), re.I)
+        for eq in (ex.get("solution_math", []) + ex.get("solution_inline", [])) if derivation else []:
+            for side in sorted(_sides(normalise_latex(eq)) & earlier):
+                findings.append((label, "equation", f"the solution's {side[:60]!r} is displayed before"))
     return findings
 
 

@@ -134,7 +134,7 @@ def test_fixture_rules_name_the_listed_kinds():
     assert "tokens" in rules("03_3_fisher_shrinkage", "ex-gda-ledoit-wolf")
     assert "rerun" in rules("01_3_generative_vs_discriminative", "ex-dvg-nb-right")
     assert "derived" in rules("05_2_cavi_gaussian", "ex-cavi-update")
-    assert "derived" in rules("04_3_initialisation_model_choice", "ex-em-map-covariances")
+    assert "equation" in rules("04_3_initialisation_model_choice", "ex-em-map-covariances")
     assert "listing" in rules("03_2_lda_logistic", "ex-gda-logistic")
 
 
@@ -182,10 +182,14 @@ def test_rules_on_synthetic_extracts():
     assert rules(_extract(shown, statement="Derive {eq}`geo-area` and write `area`.")) == {"derived"}
     assert rules(_extract(shown, statement="Derive the update from {eq}`geo-area`.")) == set()
     assert rules(_extract(shown[:1], statement="Derive {eq}`geo-area`.")) == set()
-    # the solution's displayed equation displayed before
-    eq = r"\frac{\sum_i w_i h_i}{n} = \bar A"
-    math = [{"kind": "math", "text": eq.replace(" ", "") + r" \tag{1.2}"}]
-    assert rules(_extract(math, solution_math=[eq])) == {"equation"}
+    # in a derivation, the solution's equation (displayed, or inline with a slash) displayed before
+    eq = r"\bar A = \frac{\sum_i w_i h_i}{n + 1}"
+    math = [{"kind": "math", "text": "> " + eq.replace(" ", "") + r" \tag{1.2}"}]
+    derive = "Derive the mean area."
+    assert rules(_extract(math, solution_math=[eq], statement=derive)) == {"equation"}
+    assert rules(_extract(math, solution_inline=[r"(\sum_i w_i h_i) / (n + 1)"], statement=derive)) == {"equation"}
+    assert rules(_extract(math, solution_math=[eq], statement="Write `area`.")) == set()  # implementing a formula
+    assert rules(_extract(math, solution_inline=[r"\bar A_{\text{weighted},i}"], statement=derive)) == set()
     # the numbers the solution prints, printed before
     out = "errors: 0.1234 0.2345 0.3456 0.4567\n"
     assert rules(_extract([{"kind": "output", "text": out}], solution_output=out)) == {"output"}
