@@ -341,7 +341,7 @@ def check(exercise, what_was_checked, *, forbid=()):
     "Passed: ..." shown on success.  ``forbid`` names the ``lib`` functions
     (dotted names) that do the exercise's work: while the body runs, every
     :func:`call` of the student's function sets tripwires on them.  The
-    decorated check keeps the tuple as its attribute ``forbid``.
+    decorated check keeps the tuple as its attribute ``forbid`` (read at each run).
     """
     if isinstance(forbid, str):
         forbid = (forbid,)
@@ -350,7 +350,7 @@ def check(exercise, what_was_checked, *, forbid=()):
     def decorate(body):
         @functools.wraps(body)
         def run(*args, **kwargs):
-            token, armed = _FORBID.set(forbid), _ARMED.set(False)  # the check's own lib calls run
+            token, armed = _FORBID.set(tuple(run.forbid)), _ARMED.set(False)  # its own lib calls run
             try:
                 body(*args, **kwargs)
             except NotImplementedYet:
