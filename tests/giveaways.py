@@ -6,8 +6,8 @@ edition, listings (``literalinclude`` / ``code-block``, inlined in the student
 edition), the outputs of the executed notebook (the HTML side), display
 equations and the labels they carry, prose; and, for each exercise, where it
 begins, its statement, the function names its starter cells define, the
-``lib`` functions its check forbids, and its solution (code, outputs and
-displayed equations) from the chapter's source.  Solutions are never part of
+``lib`` functions its check forbids, and its solution (code, outputs,
+displayed and inline equations) from the chapter's source.  Solutions are never part of
 what comes before an exercise.  :func:`find_giveaways` then applies the rules
 below to an extract; the fixtures in tests/fixtures/giveaways/ are extracts
 of the pages as they stood when the issue was filed.
@@ -38,10 +38,11 @@ The rules (each finding names its rule):
     such a list) -- together with another page function the solution calls:
     the experiment the exercise asks for has been run and printed;
 ``derived``
-    the statement asks to derive (or prove, or implement) an equation or
-    result by its label -- "Derive {eq}`x`", "Derive the covariance part of
-    {prf:ref}`y`" -- and that equation or result is displayed before the
-    exercise on the page;
+    the statement asks to derive (or implement) an equation by its label --
+    "Derive {eq}`x`", "Implement {eq}`x`", "Derive {eq}`x` and {eq}`y`"; not
+    "derive the update from {eq}`x`" -- and that equation is displayed before
+    the exercise on the page (a proof exercise may cite the result it proves:
+    ``{prf:ref}`` targets are left to the ``equation`` rule);
 ``equation``
     in an exercise whose statement asks for a derivation, one side of an
     equation of the solution (displayed or inline; normalised LaTeX, with
@@ -154,7 +155,12 @@ def _listing_source(block):
 
 
 def _listings_in(block):
-    found = [_listing_source(block)] if _listing_source(block) else []
+    """The source of each fence ``block`` renders, in order: 'lib/x.py:obj' for a literalinclude, else ''."""
+    if block.kind == "fence" or (block.kind == "directive" and block.name in ("code-block", "code", "sourcecode")):
+        return [""]
+    if block.kind == "directive" and block.name == "literalinclude":
+        return [_listing_source(block)]
+    found = []
     for child in block.children:
         found.extend(_listings_in(child))
     return found
@@ -233,7 +239,9 @@ def extract_page(md):
                 for piece_kind, text in _split_rendered(rendered):
                     extra = {}
                     if piece_kind == "listing" and sources:
-                        extra["source"] = sources.pop(0)
+                        source = sources.pop(0)
+                        if source:
+                            extra["source"] = source
                     add(piece_kind, text, **extra)
                 for label in labels:
                     blocks.append({"kind": "label", "text": label})
