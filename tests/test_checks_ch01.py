@@ -48,7 +48,7 @@ def _masked_sigmoid(t):
 
 
 def test_sigmoid_right_answers_pass():
-    for fn in (_masked_sigmoid, logistic.sigmoid, expit,
+    for fn in (_masked_sigmoid, expit,
                lambda t: np.exp(-np.logaddexp(0, -np.asarray(t, dtype=float)))):
         result = lib.checks.stable_sigmoid(fn)
         assert result.passed, result
@@ -100,7 +100,6 @@ def _softmax_gradient(W, b, X, y, *, sign=1.0, mean=False, b_sign=1.0, **kwargs)
 def test_softmax_gradient_right_answer_passes():
     result = lib.checks.softmax_gradient(_softmax_gradient)
     assert result.passed, result
-    assert lib.checks.softmax_gradient(logistic.gradient).passed
 
 
 @pytest.mark.parametrize(
@@ -142,7 +141,6 @@ def _sgd(w, b, X, y, lr, order, **kwargs):
 
 def test_sgd_right_answer_passes():
     assert lib.checks.sgd_epoch(_sgd).passed
-    assert lib.checks.sgd_epoch(logistic.sgd_epoch).passed
 
 
 @pytest.mark.parametrize(
@@ -169,7 +167,7 @@ def test_sgd_must_not_modify_the_callers_w():
         return w, b
 
     assert_fails(lib.checks.sgd_epoch(in_place), "changed the array w", "copy")
-    assert "left unchanged" in lib.checks.sgd_epoch(logistic.sgd_epoch).message
+    assert "left unchanged" in lib.checks.sgd_epoch(_sgd).message
 
 
 # ----------------------------------------------------------------- newton --
@@ -177,7 +175,6 @@ def test_sgd_must_not_modify_the_callers_w():
 
 def test_newton_right_answer_passes():
     assert lib.checks.newton_step(ch01._newton_variant).passed
-    assert lib.checks.newton_step(logistic.newton_step).passed
 
 
 @pytest.mark.parametrize(

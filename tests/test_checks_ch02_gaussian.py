@@ -3,9 +3,9 @@ typical slip is named, bad submissions become messages."""
 
 import numpy as np
 import pytest
+from scipy.stats import multivariate_normal
 
 import lib.checks
-from lib import mle
 from lib.checks import ch02_gaussian
 
 from check_helpers import assert_fails, not_implemented, raises
@@ -31,7 +31,7 @@ def test_exported():
 
 def test_right_answers():
     assert CHECK(right)
-    assert CHECK(lambda X: mle.gaussian_log_likelihood(X, *mle.gaussian_mle(X)))
+    assert CHECK(lambda X: float(multivariate_normal(X.mean(axis=0), np.cov(X.T, bias=True)).logpdf(X).sum()))
     assert CHECK(lambda X: np.float64(-0.5 * len(X) * np.linalg.slogdet(
         2 * np.pi * np.e * np.cov(X.T, bias=True).reshape(X.shape[1], X.shape[1]))[1]))
 
@@ -74,7 +74,7 @@ def unbiased_formula(X):
 def unbiased_evaluated(X):
     n, d, _ = parts(X)
     c = X - X.mean(axis=0)
-    return mle.gaussian_log_likelihood(X, X.mean(axis=0), c.T @ c / (n - 1))
+    return float(multivariate_normal(X.mean(axis=0), c.T @ c / (n - 1)).logpdf(X).sum())
 
 
 def diagonal_only(X):

@@ -250,7 +250,12 @@ def _logistic(priors, means, cov, *, mistake=None):
 
 def test_lda_logistic_right_answer_passes_and_matches_lib():
     assert lib.checks.lda_logistic(_logistic).passed
-    assert lib.checks.lda_logistic(discriminant.logistic_parameters).passed
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(3, 3))
+    priors, means, cov = np.array([0.3, 0.7]), rng.normal(size=(2, 3)), A @ A.T + np.eye(3)
+    w, b = _logistic(priors, means, cov)
+    w_lib, b_lib = discriminant.logistic_parameters(priors, means, cov)
+    assert np.allclose(w, w_lib) and np.isclose(b, b_lib)
 
 
 @pytest.mark.parametrize(
@@ -307,7 +312,8 @@ def _count(d, K, covariance_type, mistake=None):
 
 def test_gda_n_params_right_answer_passes():
     assert lib.checks.gda_n_params(_count).passed
-    assert lib.checks.gda_n_params(discriminant.n_parameters).passed
+    for kind in ("full", "tied", "diag", "spherical"):
+        assert all(_count(d, K, kind) == discriminant.n_parameters(d, K, kind) for d in (1, 4) for K in (2, 5))
 
 
 @pytest.mark.parametrize(

@@ -122,8 +122,9 @@ def test_e_step_catches_underflow_of_the_direct_formula():
 
 
 def test_e_step_rejects_a_tuple_like_lib():
-    def like_lib(X, w, m, v):
-        return mixture.e_step(X, w, m, v, "spherical")
+    def like_lib(X, w, m, v):  # lib.mixture.e_step returns (resp, log-likelihood)
+        log_joint = _log_joint(X, w, m, v)
+        return _e_step(X, w, m, v), float(logsumexp(log_joint, axis=1).sum())
 
     assert_fails(lib.checks.em_e_step(like_lib), "tuple", "only")
 
@@ -142,7 +143,7 @@ def _m_step(X, resp, *, mean="right", var="right", weights="right"):
     nk = resp.sum(axis=0)
     means = {
         "right": resp.T @ X / nk[:, None],
-        "notes": resp.T @ X,
+        "sum": resp.T @ X,
         "by_n": resp.T @ X / n,
         "unweighted": np.broadcast_to(X.mean(axis=0), (resp.shape[1], d)).copy(),
     }[mean]
@@ -170,7 +171,7 @@ def test_m_step_right_answer_passes():
     [
         ({"var": "no_d"}, ["d times too large", "d * n_k"]),
         ({"mean": "unweighted"}, ["unweighted", "resp[i, k]"]),
-        ({"mean": "notes"}, ["weighted sums", "n_k"]),
+        ({"mean": "sum"}, ["weighted sums", "n_k"]),
         ({"mean": "by_n"}, ["divide by n", "n_k"]),
         ({"var": "by_n"}, ["d * n", "soft count"]),
         ({"var": "nk_minus_1"}, ["n_k - 1"]),
@@ -244,7 +245,7 @@ def _run_em(X, weights, means, variances, n_iter, *, variant="right"):
     history = [mixture.log_likelihood(X, *theta, "spherical")]
     for _ in range(n_iter):
         resp, _ = mixture.e_step(X, *theta, "spherical")
-        if variant == "notes_mean":  # the weighted sum of some lecture notes, in numpy
+        if variant == "sum_mean":  # the weighted sum, not the average, as the mean
             nk = resp.sum(axis=0)
             m = resp.T @ X
             v = np.maximum((resp * _sq_dist(X, m)).sum(axis=0) / (X.shape[1] * np.maximum(nk, 1e-300)), 1e-6)
@@ -276,7 +277,7 @@ def test_run_right_answer_passes():
     [
         ("no_initial", ["n_iter + 1", "initial parameters"]),
         ("average", ["average", "total"]),
-        ("notes_mean", ["decreases", "never lowers"]),
+        ("sum_mean", ["decreases", "never lowers"]),
         ("shifted", ["after one iteration"]),
         ("stale_weights", ["later entries differ"]),
     ],
@@ -376,7 +377,11 @@ def test_m_step_transposed_square_means_are_named():
 
 
 def test_m_step_with_lib_default_ridge_is_named():
-    assert_fails(lib.checks.em_m_step_spherical(lambda X, r: mixture.m_step(X, r, "spherical")), "no ridge")
+    def with_ridge(X, r):  # lib.mixture.m_step's default reg_covar=1e-6
+        weights, means, variances = _m_step(X, r)
+        return weights, means, variances + 1e-6
+
+    assert_fails(lib.checks.em_m_step_spherical(with_ridge), "no ridge")
 
 
 def test_m_step_accepts_lists():

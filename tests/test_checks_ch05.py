@@ -5,6 +5,7 @@ import pytest
 from scipy.special import expit, logsumexp, xlogy
 
 import lib.checks as checks
+from lib import gaussian as lib_gaussian
 from lib import mixture
 from lib import variational as V
 from check_helpers import assert_fails, not_implemented, raises
@@ -32,7 +33,7 @@ def elbo_right(log_joint, q):
 
 def test_elbo_discrete_accepts_right_answers():
     assert checks.elbo_discrete(elbo_right)
-    assert checks.elbo_discrete(lambda lj, q: V.elbo(lj, q))
+    assert checks.elbo_discrete(lambda lj, q: float(np.sum(np.where(q > 0, q * lj, 0.0)) - np.sum(xlogy(q, q))))
 
 
 @pytest.mark.parametrize(
@@ -113,8 +114,6 @@ def update_right(X, lam, m, probs, components, noise_variance):
 
 def test_mean_field_update_accepts_right_answers():
     assert checks.mean_field_update(update_right)
-    assert checks.mean_field_update(
-        lambda X, lam, m, p, W, s2: V.mean_field_update(X, V.FactorialParams(p, W, s2), lam, m))
 
 
 def _variant(kind):
@@ -163,12 +162,16 @@ def test_mean_field_update_names_the_mistake(kind, fragment):
 # ------------------------------------------------------------ ex-hard-em-step
 
 
-def hard_right(X, weights, means, covariances):
+def _hard_resp(X, weights, means, covariances):
+    """One-hot argmax_k of ln pi_k + ln N(x_i | mu_k, Sigma_k), written without lib."""
     log_joint = np.log(weights) + np.column_stack(
         [-0.5 * np.sum((X - means[k]) @ np.linalg.inv(covariances[k]) * (X - means[k]), axis=1)
          - 0.5 * np.linalg.slogdet(2 * np.pi * covariances[k])[1] for k in range(len(weights))])
-    labels = np.argmax(log_joint, axis=1)
-    resp = np.eye(len(weights))[labels]
+    return np.eye(len(weights))[np.argmax(log_joint, axis=1)]
+
+
+def hard_right(X, weights, means, covariances):
+    resp = _hard_resp(X, weights, means, covariances)
     nk = resp.sum(axis=0)
     new_means = resp.T @ X / nk[:, None]
     covs = np.stack([(resp[:, k, None] * (X - new_means[k])).T @ (X - new_means[k]) / nk[k]
@@ -179,9 +182,9 @@ def hard_right(X, weights, means, covariances):
 def test_hard_em_step_accepts_right_answers():
     assert checks.hard_em_step(hard_right)
 
-    def with_lib(X, w, mu, cov):
-        resp = V.hard_e_step(V.gmm_log_joint(X, w, mu, cov))
-        return mixture.m_step(X, resp, "full")
+    def with_lib(X, w, mu, cov):  # the lib functions the statement allows
+        labels = np.argmax(np.log(w) + lib_gaussian.log_prob(X, mu, cov), axis=1)
+        return mixture.m_step(X, np.eye(len(w))[labels], "full")
 
     assert checks.hard_em_step(with_lib)
 
@@ -191,7 +194,7 @@ def test_hard_em_step_names_the_mistake():
         return mixture.m_step(X, mixture.e_step(X, w, mu, cov)[0], "full")
 
     def no_weights(X, w, mu, cov):
-        resp = V.hard_e_step(V.gmm_log_joint(X, np.full(len(w), 1 / len(w)), mu, cov))
+        resp = _hard_resp(X, np.full(len(w), 1 / len(w)), mu, cov)
         return mixture.m_step(X, resp, "full")
 
     def unbiased_cov(X, w, mu, cov):
@@ -209,7 +212,7 @@ def test_hard_em_step_names_the_mistake():
 
     def cov_old_means(X, w, mu, cov):
         new_w, new_mu, _ = hard_right(X, w, mu, cov)
-        resp = V.hard_e_step(V.gmm_log_joint(X, w, mu, cov))
+        resp = _hard_resp(X, w, mu, cov)
         covs = np.stack([(resp[:, k, None] * (X - mu[k])).T @ (X - mu[k]) / resp[:, k].sum()
                          for k in range(len(w))])
         return new_w, new_mu, covs
