@@ -1,30 +1,23 @@
 """The ``student`` builder: the student edition from the HTML build's resolved doctrees.
 
-    jupyter-book build . --builder custom --custom-builder student
-
-(``python tools/student.py`` runs it and copies the result to ``student/``).
-It reuses ``_build/.doctrees``, so after the HTML build only the write phase
-runs.  For every page with a MyST notebook source ``chapters/NN_name.md`` it
-writes ``_build/student/NN_name.ipynb`` (the student edition) and
-``NN_name.key.ipynb`` (the answer key the tests run: each exercise's starter
-cells replaced by its solution cells).
-
-The doctree is walked in document order by sphinx-markdown-builder's
-translator, extended here for sphinx-proof and sphinx-exercise nodes,
-admonitions, figures, numbered equations (``\\tag{N}``), citations and
-references.  Every number and every reference text is the one Sphinx
-computed for the HTML.  Code cells are not translated: each myst-nb cell
-container becomes a marker, replaced by the source cell (from the ``.md``,
-outputs empty); cells the HTML hides with ``remove-cell`` (the set-up cell)
-are put back in source order.  Solutions (``solution`` nodes, which hold
-everything between ``solution-start`` and ``solution-end``, and cells
-tagged ``solution``) are left out.
+``jupyter-book build . --builder custom --custom-builder student`` (``tools/student.py``)
+reuses ``_build/.doctrees``.  For each notebook page it writes ``_build/student/NN_name.ipynb``
+and the answer key ``NN_name.key.ipynb`` (solution cells in the starters' place).
+Markdown comes from sphinx-markdown-builder's translator, extended for sphinx-proof,
+sphinx-exercise, admonitions, figures, ``\\tag{N}`` equations and "(Author, Year)"
+citations (works listed at the end): numbers and reference texts are the HTML's.  Each
+myst-nb code cell becomes the source cell (ids, tags, metadata; no outputs); ``remove-cell``
+cells (the set-up cell) are put back; solutions (``solution`` nodes hold all of
+solution-start..solution-end; cells tagged ``solution``) are left out.  A node without a
+conversion keeps its content, with a warning.
 """
 
 import copy
 import re
+import sys
 from pathlib import Path
 
+import nbformat
 from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
@@ -33,13 +26,11 @@ from sphinx_markdown_builder.contexts import SubContext
 from sphinx_markdown_builder.translator import MarkdownTranslator, pushing_context
 
 logger = logging.getLogger(__name__)
-
-CELL = "\x00CELL {}\x00"
-BREAK = "\x00BREAK\x00"
+TOOLS = str(Path(__file__).resolve().parent.parent / "tools")
+CELL, BREAK = "\x00CELL {}\x00", "\x00BREAK\x00"  # markers in the Markdown: a code cell, a caption's end
 MARK = re.compile(r"^.*\x00(CELL (\d+)|BREAK)\x00.*$", re.M)
-ADMONITIONS = {"note": "Note", "warning": "Warning", "tip": "Tip", "important": "Important",
-               "caution": "Caution", "attention": "Attention", "danger": "Danger", "error": "Error",
-               "hint": "Hint", "seealso": "See also"}
+ADMONITIONS = {**{n: n.capitalize() for n in "note warning tip important caution attention danger error hint".split()},
+               "seealso": "See also"}
 # amsmath environments (MyST's amsmath extension passes them on unwrapped) and what
 # they become inside $$...$$: Jupyter and Colab number no equation.
 AMSMATH = {"equation": None, "multline": "gathered", "gather": "gathered", "align": "aligned",
@@ -72,22 +63,17 @@ def starts_paragraph(text):
 class StudentTranslator(MarkdownTranslator):
     """sphinx-markdown-builder's translator plus the book's nodes, in Jupyter-renderable Markdown."""
 
-    def number(self, node, key):
-        ids = node.get("ids") or [""]
-        return ".".join(map(str, self.builder.fignumbers.get(key, {}).get(ids[0], ())))
+    def number(self, node, key):  # Sphinx's number of a figure, equation, exercise, result, as the HTML shows it
+        return ".".join(map(str, self.builder.fignumbers.get(key, {}).get((node.get("ids") or [""])[0], ())))
 
-    def unknown_visit(self, node):
-        name = node.__class__.__name__
-        if name not in self._warned:
-            self._warned.add(name)
-            logger.warning(f"student edition: no Markdown conversion for <{name}> nodes; their text is kept",
+    def unknown_visit(self, node):  # warn, then translate the node's children
+        if node.__class__.__name__ not in self._warned:
+            self._warned.add(node.__class__.__name__)
+            logger.warning(f"student edition: no conversion for <{node.__class__.__name__}>: its content is kept",
                            location=node)
-        self.add(node.astext())
-        raise nodes.SkipNode
 
-    def walk_children(self, node):
-        for child in node.children:
-            child.walkabout(self)
+    def unknown_departure(self, node):
+        pass
 
     def render(self, children):
         """The Markdown of ``children`` as a string (not added to the output)."""
@@ -112,14 +98,7 @@ class StudentTranslator(MarkdownTranslator):
 
     def title_text(self, node):
         """The node's title as Markdown (math, emphasis and references kept)."""
-        title = next((c for c in node.children if isinstance(c, nodes.title)), None)
-        if title is None:
-            return ""
-        self._push_context(SubContext())
-        self.walk_children(title)
-        return self._ctx_queue.pop().make().strip()
-
-    # ---- cells, sections, math
+        return self.render(next((c.children for c in node.children if isinstance(c, nodes.title)), [])).strip()
 
     def visit_container(self, node):
         if node.get("nb_element") != "cell_code":
@@ -131,18 +110,12 @@ class StudentTranslator(MarkdownTranslator):
         raise nodes.SkipNode
 
     def figure_caption(self, figure):
-        caption = next(iter(figure.findall(nodes.caption)), None)
-        if caption is None:
-            return
-        number = self.number(figure, "figure")
-        self.ensure_eol(2)
-        self.add(f"**Figure {number}.** " if number else "")
-        self.walk_children(caption)
-        self.ensure_eol(2)
+        for caption in figure.findall(nodes.caption):  # one at most
+            number = self.number(figure, "figure")
+            self.add((f"**Figure {number}.** " if number else "") + self.render(caption.children), prefix_eol=2, suffix_eol=2)
 
     def visit_figure(self, node):
-        for image in node.findall(nodes.image):
-            image.walkabout(self)
+        [image.walkabout(self) for image in node.findall(nodes.image)]
         self.figure_caption(node)
         raise nodes.SkipNode
 
@@ -161,19 +134,11 @@ class StudentTranslator(MarkdownTranslator):
             if number:
                 self.add(".".join(map(str, number)) + ". ")
 
-    def depart_math_block(self, node):
+    def visit_math_block(self, node):
         """Numbered equations get Sphinx's number as ``\\tag{}`` (MathJax in Jupyter numbers nothing)."""
         number = get_node_equation_number(self, node) if node.get("number") else ""
-        self.add(f" \\tag{{{number}}}" if number else "")
-        super().depart_math_block(node)
-
-    def visit_Text(self, node):
-        if isinstance(node.parent, nodes.math_block):
-            self.add(display_math(node.astext(), node.parent.get("nowrap")))
-            return
-        super().visit_Text(node)
-
-    def visit_target(self, node):
+        math = display_math(node.astext(), node.get("nowrap")) + (f" \\tag{{{number}}}" if number else "")
+        self.add(f"$$\n{math}\n$$", prefix_eol=2, suffix_eol=2)
         raise nodes.SkipNode
 
     def visit_raw(self, node):
@@ -183,12 +148,8 @@ class StudentTranslator(MarkdownTranslator):
 
     def visit_caption(self, node):  # a code listing's caption
         number = self.number(node.parent, "code-block")
-        self.add(f"**Listing {number}.** " if number else "", prefix_eol=2)
-
-    def depart_caption(self, node):
-        self.ensure_eol(2)
-
-    # ---- references and citations
+        self.add((f"**Listing {number}.** " if number else "") + self.render(node.children), prefix_eol=2, suffix_eol=2)
+        raise nodes.SkipNode
 
     def visit_reference(self, node):
         if "refuri" in node and not node["refuri"].startswith("#") and not node.get("citation"):
@@ -211,8 +172,6 @@ class StudentTranslator(MarkdownTranslator):
         for text in [c for c in node.children if isinstance(c, nodes.Text)]:
             node.replace(text, nodes.Text(str(text).replace("[", "(").replace("]", ")")))
 
-    # ---- sphinx-proof, sphinx-exercise, admonitions
-
     def visit_proof_node(self, node):
         self.quote("", node.next_node(nodes.admonition) or node, quoted=False, end="\u220e")
 
@@ -220,18 +179,12 @@ class StudentTranslator(MarkdownTranslator):
         self.quote(f"**{self.title_text(node)}**" if self.title_text(node) else "", node, run_in=False)
 
     def visit_exercise_enumerable_node(self, node):
-        number = self.number(node, "exercise")
-        title = self.title_text(node)
-        self.add(f"### Exercise {number}{' ' + title if title else ''}".rstrip(), prefix_eol=2, suffix_eol=2)
-        for child in node.children:
-            if not isinstance(child, nodes.title):
-                child.walkabout(self)
+        head = f"### Exercise {self.number(node, 'exercise')} {self.title_text(node)}".replace("  ", " ").rstrip()
+        self.add(f"{head}\n\n{self.render(node.children)}", prefix_eol=2, suffix_eol=2)
         raise nodes.SkipNode
 
     visit_exercise_unenumerable_node = visit_exercise_enumerable_node
-
-    def visit_solution_node(self, node):
-        raise nodes.SkipNode
+    visit_target = visit_solution_node = MarkdownTranslator._skip  # anchors; solutions are left out
 
     def dispatch_visit(self, node):
         name = node.__class__.__name__
@@ -255,21 +208,20 @@ class StudentBuilder(MarkdownBuilder):
 
     def init(self):
         super().init()
-        import book as tools_book
+        import book  # tools/book.py
 
-        self.book = tools_book
-        self.sources = {p.relative_to(tools_book.ROOT).with_suffix("").as_posix(): p
-                        for p in tools_book.chapter_sources()}
-        url = tools_book.repository_url()
+        self.book = book
+        self.sources = {p.relative_to(book.ROOT).with_suffix("").as_posix(): p for p in book.chapter_sources()}
+        url = book.repository_url()
         owner, repo = re.match(r"https?://github\.com/([^/]+)/([^/#?]+?)(?:\.git)?$", url).groups()
-        self.owner, self.repo, self.branch = owner, repo, tools_book.repository_branch()
+        self.owner, self.repo, self.branch = owner, repo, book.repository_branch()
         self.pages_url = f"https://{owner.lower()}.github.io/{repo}"
         self.raw_url = f"https://raw.githubusercontent.com/{owner}/{repo}/{self.branch}"
 
-    def get_outdated_docs(self):
+    def get_outdated_docs(self):  # every page: writing is cheap
         return sorted(d for d in self.env.found_docs if d in self.sources)
 
-    def get_target_uri(self, docname, typ=None):
+    def get_target_uri(self, docname, typ=None):  # references to other pages link to the HTML
         return f"{self.pages_url}/{docname}.html"
 
     def get_relative_uri(self, from_, to, typ=None):
@@ -278,27 +230,22 @@ class StudentBuilder(MarkdownBuilder):
     def write_doc(self, docname, doctree):
         if docname not in self.sources:
             return
-        import nbformat
-
-        self.current_doc_name = docname
+            self.current_doc_name = docname
         self.sec_numbers = self.env.toc_secnumbers.get(docname, {})
         self.fignumbers = self.env.toc_fignumbers.get(docname, {})
         self.cited = {}
-        source = self.book.read_source(self.sources[docname])
         visitor = self.create_translator(doctree, self)
         doctree.walkabout(visitor)
-        markdown = visitor.astext()
-        student, key = make_cells(self, docname, doctree, markdown, source.cells)
-        outdir = Path(self.outdir)
+        student, key = make_cells(self, docname, doctree, visitor.astext(), self.book.read_source(self.sources[docname]).cells)
         for cells, suffix in ((student, ""), (key, ".key")):
             nb = nbformat.v4.new_notebook(cells=cells)
-            nb.metadata = {
-                "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-                "language_info": {"name": "python"},
-                "genmodels": {"page": Path(docname).name},  # tools/grade.py: the page of this edition
-            }
+            nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                           "language_info": {"name": "python"},
+                           "genmodels": {"page": Path(docname).name}}  # tools/grade.py: the page of this edition
             nbformat.validate(nb)
-            (outdir / f"{Path(docname).name}{suffix}.ipynb").write_text(nbformat.writes(nb) + "\n")
+            out = Path(self.outdir) / f"{Path(docname).name}{suffix}.ipynb"
+            out.with_suffix(".tmp").write_text(nbformat.writes(nb) + "\n")
+            out.with_suffix(".tmp").replace(out)  # readers never see a half-written notebook
 
 
 def exercise_cells(doctree, cells):
@@ -312,9 +259,8 @@ def exercise_cells(doctree, cells):
                 if "solution" in cells[cell["cell_index"]].metadata.get("tags", []):
                     solutions.setdefault(node.get("target_label") or label, []).append(cells[cell["cell_index"]].source)
         elif isinstance(node, nodes.container) and node.get("nb_element") == "cell_code":
-            shown = next(iter(node.findall(nodes.literal_block)), None)
-            if cells[node["cell_index"]].cell_type != "code" or (
-                    shown is not None and shown.astext().strip() != cells[node["cell_index"]].source.strip()):
+            shown = [c.astext().strip() for c in node.children if c.get("nb_element") == "cell_code_source"]
+            if cells[node["cell_index"]].cell_type != "code" or shown[:1] not in ([], [cells[node["cell_index"]].source.strip()]):
                 logger.warning(f"student edition: cell {node['cell_index']} of the built notebook is not the "
                                "source's: re-execute the page (tools/book.py execute)", location=node)
             owner[node["cell_index"]] = label
@@ -324,17 +270,17 @@ def exercise_cells(doctree, cells):
 
 def make_cells(builder, docname, doctree, markdown, cells):
     """(student cells, answer-key cells) from the translated Markdown with its cell markers."""
-    import nbformat
-
     owner, solutions, seen = exercise_cells(doctree, cells)
     # Cells the HTML does not show (remove-cell: the set-up cell) go back in source order.
     hidden = [i for i, c in enumerate(cells) if c.cell_type == "code" and i not in seen
               and "solution" not in c.metadata.get("tags", [])]
     student = [nbformat.v4.new_markdown_cell(banner(builder, docname, cells), id="student-edition")]
-    key = list(student)
-    starters = {}
+    key, starters = list(student), {}
     pieces = MARK.split(markdown)  # text, marker, index, text, ...
     md_id, previous = cells[0].id if cells else "cell-000", None
+
+    def after(i):  # the id of the Markdown that follows code cell i: the source's next cell's
+        return cells[i + 1].id if i + 1 < len(cells) and cells[i + 1].cell_type == "markdown" else f"{cells[i].id}-md"
 
     def add_markdown(text, cell_id):
         text = "\n".join(line.rstrip() for line in text.strip("\n").split("\n"))
@@ -357,16 +303,12 @@ def make_cells(builder, docname, doctree, markdown, cells):
             starters.setdefault(owner[i], []).append(len(key))
         key.append(new)
 
-    def after(i):
-        nxt = cells[i + 1] if i + 1 < len(cells) else None
-        return nxt.id if nxt is not None and nxt.cell_type == "markdown" else f"{cells[i].id}-md"
-
     # The set-up cell follows the page's title: split the title off the text after it.
     head, _, rest = pieces[0].strip("\n").partition("\n")
     if hidden and len(cells) > hidden[0] + 1 and head.startswith("# ") \
             and re.fullmatch(r"(\(\S+\)=\s*)*#[^\n]*", cells[hidden[0] - 1].source.strip()):
         add_markdown(head, md_id)
-        md_id = cells[hidden[0] + 1].id if cells[hidden[0] + 1].cell_type == "markdown" else f"{cells[hidden[0]].id}-md"
+        md_id = after(hidden[0])
         add_code(hidden.pop(0))
         pieces[0] = rest
     add_markdown(pieces[0], md_id)
@@ -376,13 +318,11 @@ def make_cells(builder, docname, doctree, markdown, cells):
         if index is None:
             md_id = after(previous) if previous is not None else "student-md"
         else:
-            i = int(index)
-            if "solution" in cells[i].metadata.get("tags", []):
-                continue
+            previous = i = int(index)
             while hidden and hidden[0] < i:
                 add_code(hidden.pop(0))
-            add_code(i)
-            previous = i
+            if "solution" not in cells[i].metadata.get("tags", []):
+                add_code(i)
             md_id = f"{cells[i].id}-caption" if caption else after(i)
         add_markdown(text, md_id)
     for i in hidden:
@@ -390,19 +330,32 @@ def make_cells(builder, docname, doctree, markdown, cells):
     if builder.cited:
         works = "\n".join(f"- {work}" for work in dict.fromkeys(builder.cited.values()))
         add_markdown("**References**\n\n" + works, "student-references")
-    # The answer key: each exercise's solution cells in its starter cells' place.
+    # The answer key: each exercise's solution cells in its starters' place (all in the first if the counts differ).
     drop = set()
     for label, positions in starters.items():
-        sources = solutions.get(label, [])
-        if not sources:
-            continue
+        sources = solutions.get(label) or [None] * len(positions)
         if len(sources) != len(positions):
             sources, drop = ["\n\n".join(sources)], drop | set(positions[1:])
         for position, source in zip(positions, sources):
             key[position] = copy.deepcopy(key[position])
-            key[position].source = source
+            key[position].source = source or key[position].source
     key = [c for n, c in enumerate(key) if n not in drop]
     return student, key
+
+
+SETUP = ("Run the cells in order from the top. The first code cell installs the companion library `lib` on "
+         "Colab or Binder (it does nothing where `lib` is already installed).")
+HOWTO = """
+
+**How to do the exercises.** The solutions are not in this notebook. For each exercise:
+
+1. edit the **starter cell** (the code cell right after the exercise statement): replace \
+`raise NotImplementedError` (or the `...`) with your code, then run the cell;
+2. run the **check cell** that follows (`lib.checks.<name>(...)`): it prints `[PASSED]` with what was \
+checked, `[NOT YET]` with the first problem it found, or `[TO DO]` while the starter is unchanged;
+3. if you change an earlier cell, run it again before the check.
+
+A check tests your code on a few generated inputs: a pass is good evidence, not a proof."""
 
 
 def banner(builder, docname, cells):
@@ -419,48 +372,23 @@ def banner(builder, docname, cells):
     folded = " and the worked solutions folded away" if has_exercises else ""
     student = f"student/{Path(docname).name}.ipynb"
     launch = (builder.config.html_theme_options or {}).get("launch_buttons") or {}
-    links = []
-    if launch.get("colab_url"):
-        links.append(f"[Colab]({launch['colab_url'].rstrip('/')}/github/{builder.owner}/{builder.repo}"
-                     f"/blob/{builder.branch}/{student})")
-    if launch.get("binderhub_url"):
-        links.append(f"[Binder]({launch['binderhub_url'].rstrip('/')}/v2/gh/{builder.owner}/{builder.repo}"
-                     f"/{builder.branch}?urlpath=tree/{student})")
-    lines = [
-        f"**Student edition** of {name}{source}. The book page, with every output{folded}, is "
-        f"<{builder.get_target_uri(docname)}>.",
-        "",
-        "Run the cells in order from the top. The first code cell installs the companion library `lib` on "
-        "Colab or Binder (it does nothing where `lib` is already installed)."
-        + (f" Open this notebook on {' or '.join(links)}." if links else ""),
-    ]
-    if has_exercises:
-        lines += [
-            "",
-            "**How to do the exercises.** The solutions are not in this notebook. For each exercise:",
-            "",
-            "1. edit the **starter cell** (the code cell right after the exercise statement): replace "
-            "`raise NotImplementedError` (or the `...`) with your code, then run the cell;",
-            "2. run the **check cell** that follows (`lib.checks.<name>(...)`): it prints `[PASSED]` with what was "
-            "checked, `[NOT YET]` with the first problem it found, or `[TO DO]` while the starter is unchanged;",
-            "3. if you change an earlier cell, run it again before the check.",
-            "",
-            "A check tests your code on a few generated inputs: a pass is good evidence, not a proof.",
-        ]
-    return "\n".join(("> " + line) if line else ">" for line in lines)
+    repo = f"{builder.owner}/{builder.repo}"
+    links = [f"[{name}]({launch[key].rstrip('/')}{path})" for name, key, path in (
+        ("Colab", "colab_url", f"/github/{repo}/blob/{builder.branch}/{student}"),
+        ("Binder", "binderhub_url", f"/v2/gh/{repo}/{builder.branch}?urlpath=tree/{student}")) if launch.get(key)]
+    text = (f"**Student edition** of {name}{source}. The book page, with every output{folded}, is "
+            f"<{builder.get_target_uri(docname)}>.\n\n" + SETUP
+            + (f" Open this notebook on {' or '.join(links)}." if links else "") + (HOWTO if has_exercises else ""))
+    return "\n".join(("> " + line) if line else ">" for line in text.split("\n"))
 
 
-def _quiet_outputs(app):
-    if app.builder.name == "student":  # outputs are not written: no mime type to choose
+def _quiet_outputs(app):  # outputs are not written: no mime type to choose
+    if app.builder.name == "student":
         app.config.suppress_warnings = [*app.config.suppress_warnings, "mystnb.mime_priority"]
 
 
 def setup(app):
-    import sys
-
-    tools = str(Path(__file__).resolve().parent.parent / "tools")
-    if tools not in sys.path:
-        sys.path.insert(0, tools)
+    sys.path[:0] = [] if TOOLS in sys.path else [TOOLS]  # tools/book.py
     app.setup_extension("sphinx_markdown_builder")
     app.add_builder(StudentBuilder)
     app.connect("builder-inited", _quiet_outputs)
