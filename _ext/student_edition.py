@@ -170,7 +170,7 @@ class StudentTranslator(MarkdownTranslator):
             self.builder.cited[ref.get("refuri", ref.astext())] = ref.get("reftitle", ref.astext())
             ref["citation"] = True
         for text in [c for c in node.children if isinstance(c, nodes.Text)]:
-            node.replace(text, nodes.Text(str(text).replace("[", "(").replace("]", ")")))
+            node.replace(text, nodes.Text(re.sub(r"^, $", "; ", str(text)).replace("[", "(").replace("]", ")")))
 
     def visit_proof_node(self, node):
         self.quote("", node.next_node(nodes.admonition) or node, quoted=False, end="\u220e")
