@@ -198,6 +198,24 @@ def test_display_math_is_wrapped_as_in_the_html():
         "\\begin{aligned}x &= y \\end{aligned}"
 
 
+def test_unknown_nodes_keep_their_content_and_warn(caplog):
+    """A node the translator has no conversion for (here a sidebar) keeps its content, with a warning."""
+    from docutils import nodes
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
+
+    doc = new_document("page", get_default_settings(Parser))
+    aside = nodes.sidebar("", nodes.paragraph("", "", nodes.Text("kept "), nodes.emphasis("", "text")))
+    doc += nodes.section("", nodes.title("", "Title"), aside, ids=["title"])
+    config = SimpleNamespace(markdown_docinfo=False, markdown_flavor="", markdown_anchor_sections=False,
+                             markdown_http_base="", markdown_bullet="*")
+    translator = student_edition.StudentTranslator(doc, SimpleNamespace(config=config, sec_numbers={}, fignumbers={}))
+    doc.walkabout(translator)
+    assert translator.astext() == "# Title\n\nkept *text*\n"
+    assert "no conversion for <sidebar>" in caplog.text
+
+
 def test_solutions_removed_starters_and_checks_kept():
     nb, text = _markdown("04_1_em_bound")
     key, _ = _markdown("04_1_em_bound", with_solutions=True)
