@@ -78,6 +78,7 @@ notebooks: $(STAMP)
 	$(THREADS) $(PY) tools/book.py execute
 	$(PY) tools/student.py
 
+# The student builder (_ext/student_edition.py) reuses the HTML build's _build/.doctrees.
 student: $(STAMP)
 	$(PY) tools/student.py
 

@@ -3,9 +3,10 @@
 Sphinx numbers a chapter's section pages after the chapter page's own
 sections (a chapter page with five ``##`` sections is followed by section
 pages 4.6, 4.7, ...) and runs the chapter's counts of figures, equations,
-exercises and results on across its pages; ``tools/student.py`` has to do the
-same without Sphinx.  This reads both: the built HTML (no browser needed) and
-the committed student notebooks.
+exercises and results on across its pages.  The student builder
+(``_ext/student_edition.py``) takes these numbers from Sphinx; this guards
+the committed notebooks against a stale build.  It reads both: the built
+HTML (no browser needed) and the committed student notebooks.
 """
 
 import json

@@ -8,16 +8,14 @@
   cells say "not implemented yet";
 * with each exercise's solution pasted into its starter cell, every check
   passes;
-* the conversion itself (numbering, references, solution removal, includes)
-  on a small synthetic chapter, and the launch-button rewrite.
-
-The execution tests run each chapter twice (student edition, then answer
-key), one kernel per run, with one BLAS thread.
+* the conversion (``_ext/student_edition.py``, a Sphinx builder on the HTML
+  build's doctrees): numbers, references, citations, theorems and exercises as
+  the HTML shows them, solution removal and the answer key, on the book's pages;
+  and the launch-button rewrite.
 """
 
 import json
 import re
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -32,6 +30,7 @@ sys.path.insert(0, str(ROOT / "_ext"))
 import book  # noqa: E402  (tools/book.py)
 import listings  # noqa: E402  (_ext/listings.py)
 import student  # noqa: E402  (tools/student.py)
+import student_edition  # noqa: E402  (_ext/student_edition.py)
 
 SOURCES = book.chapter_sources()
 IDS = [p.stem for p in SOURCES]
@@ -68,16 +67,17 @@ def _tags(cell):
 # ------------------------------------------------------------ in sync --
 
 def test_student_notebooks_are_in_sync():
-    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "student.py"), "--check"],
-                          cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    """What ``python tools/student.py --check`` (``make test``) checks."""
+    problems = student.check(SOURCES) + student.WARNINGS  # a builder warning fails too
+    assert not problems, "\n".join(problems)
 
 
 def test_regeneration_is_byte_stable():
-    first = student.Book()
-    second = student.Book()
+    """A second, separate run of the builder writes the same bytes as the first."""
+    first = {md: student.render(md) for md in SOURCES}
+    student.run_builder(fresh=True)
     for md in SOURCES:
-        assert student.render(md, first)[0] == student.render(md, second)[0], md.name
+        assert student.render(md) == first[md], md.name
 
 
 # --------------------------------------------------- no solutions, no MyST --
@@ -167,190 +167,72 @@ def test_student_notebook_layout(md):
 # done once, by the grader: tests/test_grade.py (test_every_page_*).
 
 
-# ------------------------------------------------ conversion, synthetic --
+# ------------------------------------------------- conversion, real pages --
 
-SYNTHETIC = '''---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-# Synthetic chapter
-
-```{code-cell} ipython3
-:tags: [bootstrap, remove-cell]
-print("set-up")
-```
-
-(syn-sec-first)=
-## First section
-
-Unlabelled $$-free text with $a$ and `{eq}` shown as code: ``{eq}`x` ``.
-
-$$
-a &= b \\\\
-c &= d
-$$ (syn-one)
-
-$$ e = f $$ (syn-two)
-
-% a MyST comment that must disappear
-
-See {eq}`syn-two`, {eq}`syn-one`, {cite:p}`dempster1977`, {cite:t}`neal1998`,
-{func}`~lib.gaussian.logpdf`, [](#syn-sec-first) and {numref}`fig-syn`.
-
-```{prf:theorem} Main result
-:label: thm-syn
-Statement with {eq}`syn-one`.
-```
-
-```{prf:proof}
-Proof text.
-```
-
-```{prf:lemma}
-:label: lem-syn
-A lemma.
-```
-
-```{prf:theorem} Second
-Another theorem, {prf:ref}`thm-syn` and {prf:ref}`lem-syn`.
-```
-
-:::{warning} Pitfall: a trap
-Body with {eq}`syn-two`.
-:::
-
-```{note}
-A note.
-```
-
-\\begin{align}
-x &= y
-\\end{align}
-
-```{literalinclude} ../lib/gaussian.py
-:pyobject: logpdf
-```
-
-```{code-cell} ipython3
----
-mystnb:
-  figure:
-    caption: A synthetic figure, see {eq}`syn-one`.
-    name: fig-syn
----
-print("figure")
-```
-
-```{exercise-start} First exercise
-:label: ex-syn-one
-```
-
-Statement.
-
-```{code-cell} ipython3
-:tags: [starter]
-def f(x):
-    raise NotImplementedError
-```
-
-```{exercise-end}
-```
-
-```{solution-start} ex-syn-one
-:class: dropdown
-```
-
-SOLUTION EXPLANATION that must not leak.
-
-```{code-cell} ipython3
-:tags: [solution]
-def f(x):
-    return 2 * x  # SOLUTION CODE
-```
-
-More SOLUTION TEXT.
-
-```{solution-end}
-```
-
-Text after the solution stays.
-
-```{code-cell} ipython3
-:tags: [check]
-print(f)
-```
-
-```{exercise-start} Second exercise
-:label: ex-syn-two
-```
-
-```{code-cell} ipython3
-:tags: [starter]
-answer = ...
-```
-
-```{exercise-end}
-```
-
-```{solution-start} ex-syn-two
-```
-
-```{code-cell} ipython3
-:tags: [solution]
-answer = 42
-```
-
-```{solution-end}
-```
-'''
+def _markdown(stem, with_solutions=False):
+    nb = student.build(ROOT / "chapters" / f"{stem}.md", with_solutions)
+    return nb, "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
 
 
-@pytest.fixture(scope="module")
-def synthetic(tmp_path_factory):
-    import jupytext
-
-    bk = student.Book()
-    nb = jupytext.reads(SYNTHETIC, fmt="md:myst")
-    for i, cell in enumerate(nb.cells):
-        cell["id"] = f"cell-{i:03d}"
-    doc = student.make_document(nb, CHAPTERS_DIR / "97_synthetic.md", "chapters/97_synthetic", "7")
-    bk.add(doc)
-    converter = student.Converter(bk, doc)
-    cells = converter.cells()
-    key = student.Converter(bk, doc).cells(with_solutions=True)
-    text = "\n\n".join(c.source for c in cells)
-    return SimpleNamespace(cells=cells, key=key, text=text, converter=converter)
-
-
-CHAPTERS_DIR = ROOT / "chapters"
+def test_numbers_references_and_citations_are_the_htmls():
+    nb, text = _markdown("04_1_em_bound")
+    assert text.count("\n# 4.5. Why EM never lowers the likelihood") == 1 and "## 4.5.1. One EM step by hand" in text
+    assert "\\tag{4.13}" in text  # equations numbered per chapter, across its pages
+    assert "**Figure 4.2.** One EM iteration" in text
+    assert "> **Lemma 4.1 (G is a lower bound).** For every" in text
+    assert "*Proof.* Fix $i$" in text and "\u220e" in text
+    assert "### Exercise 4.5 (A second iteration of the worked example)" in text
+    # another page: a link to its HTML, with Sphinx's text; this page: the text only
+    assert re.search(r"\[\(4\.12\)\]\(https://[^)\s]+/chapters/04_em_gaussian_mixtures\.html#equation-em-m-step-cov\)", text)
+    assert "Lemma 4.2, $G(Q, \\theta)" in text
+    assert "(Dempster *et al.*, 1977)" in text  # citations in parentheses, the works listed at the end
+    assert nb.cells[-1].id == "student-references" and "Rubin. Maximum likelihood from incomplete data" in text
+    assert "> **Note**\n>\n> The argument" in text
 
 
-def test_synthetic_numbers_and_references(synthetic):
-    text = synthetic.text
-    assert "# 7. Synthetic chapter" in text
-    assert "## 7.1. First section" in text
-    assert "\\tag{7.1}" in text and "\\tag{7.2}" in text and "\\tag{7.3}" in text  # the align is (7.3)
-    assert "\\begin{split}a &= b" in text  # & and \\ work in Jupyter as in the HTML
-    assert "See (7.2), (7.1), (Dempster et al., 1977), Neal and Hinton (1998)," in text
-    assert "`logpdf`" in text and "First section and Figure 7.1." in text
-    assert "> **Theorem 7.1 (Main result).** Statement with (7.1)." in text
-    assert "> **Lemma 7.1.** A lemma." in text
-    assert "> **Theorem 7.2 (Second).** Another theorem, Theorem 7.1 and Lemma 7.1." in text
-    assert "*Proof.* Proof text. \u220e" in text
-    assert "> **Pitfall: a trap**\n>\n> Body with (7.2)." in text
-    assert "> **Note**" in text
-    assert "**Figure 7.1.** A synthetic figure, see (7.1)." in text
-    assert "### Exercise 7.1 (First exercise)" in text and "### Exercise 7.2 (Second exercise)" in text
-    assert "a MyST comment" not in text and "(syn-sec-first)=" not in text
-    assert "``{eq}`x` ``" in text  # inline code is left alone
-    assert "- Dempster, A. P., Laird, N. M. and Rubin, D. B. (1977)." in text  # the cited works
+def test_display_math_is_wrapped_as_in_the_html():
+    assert student_edition.display_math("a &= b \\\\\nc &= d", nowrap=False) == "\\begin{split}a &= b \\\\\nc &= d\\end{split}"
+    assert student_edition.display_math("a\n\nb", nowrap=False) == "\\begin{aligned}a\\\\\nb\\end{aligned}"
+    assert student_edition.display_math("\\begin{align}x &= y \\label{e}\\end{align}", nowrap=True) == \
+        "\\begin{aligned}x &= y \\end{aligned}"
+
+
+def test_unknown_nodes_keep_their_content_and_warn(caplog):
+    """A node the translator has no conversion for (here a sidebar) keeps its content, with a warning."""
+    from docutils import nodes
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
+
+    doc = new_document("page", get_default_settings(Parser))
+    aside = nodes.sidebar("", nodes.paragraph("", "", nodes.Text("kept "), nodes.emphasis("", "text")))
+    doc += nodes.section("", nodes.title("", "Title"), aside, ids=["title"])
+    config = SimpleNamespace(markdown_docinfo=False, markdown_flavor="", markdown_anchor_sections=False,
+                             markdown_http_base="", markdown_bullet="*")
+    translator = student_edition.StudentTranslator(doc, SimpleNamespace(config=config, sec_numbers={}, fignumbers={}))
+    doc.walkabout(translator)
+    assert translator.astext() == "# Title\n\nkept *text*\n"
+    assert "no conversion for <sidebar>" in caplog.text
+
+
+def test_solutions_removed_starters_and_checks_kept():
+    nb, text = _markdown("04_1_em_bound")
+    key, _ = _markdown("04_1_em_bound", with_solutions=True)
+    source = {c.id: c for c in book.read_source(ROOT / "chapters" / "04_1_em_bound.md").cells}
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for cell in code:  # copied unchanged: source, tags, metadata (a check cell also names its exercise)
+        assert cell.source == source[cell.id].source
+        assert {k: v for k, v in cell.metadata.items() if k != "exercise"} == dict(source[cell.id].metadata)
+    assert [c.metadata.get("exercise") for c in code if "check" in c.metadata.get("tags", [])] == \
+        ["ex-em-second-iteration", "ex-em-lower-bound"]
+    assert "Solution to" not in text
+    starters = {c.id for c in code if "starter" in c.metadata.get("tags", [])}
+    solved = {c.id: c.source for c in key.cells if c.id in starters}
+    assert solved and all(solved[i] != source[i].source for i in starters)
+    assert all(any(solved[i].strip() in c.source for c in source.values() if "solution" in c.metadata.get("tags", []))
+               for i in starters)
+    ids = [c.id for c in nb.cells]
+    assert len(ids) == len(set(ids)) and ids[0] == "student-edition"
 
 
 def test_literalinclude_shows_the_code_without_the_docstring():
@@ -390,32 +272,6 @@ def test_chapters_include_no_private_function_and_no_docstring():
             if "docstring" in options:
                 problems.append(f"{md.name}: listing of {name} keeps its docstring")
     assert not problems, "\n".join(problems)
-
-
-def test_synthetic_solutions_removed_starters_and_checks_kept(synthetic):
-    text = synthetic.text
-    assert "SOLUTION" not in text and "return 2 * x" not in text and "answer = 42" not in text
-    assert "Text after the solution stays." in text
-    tags = [c.metadata.get("tags", []) for c in synthetic.cells if c.cell_type == "code"]
-    assert tags[0] == ["bootstrap", "remove-cell"]
-    assert sum("starter" in t for t in tags) == 2 and sum("check" in t for t in tags) == 1
-    assert synthetic.cells[0].id == "student-edition" and "97_synthetic.html" in synthetic.cells[0].source
-    ids = [c.id for c in synthetic.cells]
-    assert len(ids) == len(set(ids))
-
-
-def test_synthetic_answer_key_puts_solutions_in_the_starters(synthetic):
-    code = {c.id: c.source for c in synthetic.key if c.cell_type == "code"}
-    starters = [c.id for c in synthetic.cells if "starter" in c.metadata.get("tags", [])]
-    assert "return 2 * x" in code[starters[0]]
-    assert code[starters[1]].strip() == "answer = 42"
-    assert "SOLUTION EXPLANATION" not in "\n".join(c.source for c in synthetic.key)
-
-
-def test_unknown_labels_are_reported(synthetic):
-    converter = synthetic.converter
-    assert converter.inline("{eq}`no-such-label`") == "(no-such-label)"
-    assert any("no-such-label" in w for w in converter.warnings)
 
 
 # ------------------------------------------------------- launch buttons --
