@@ -44,7 +44,7 @@ import warnings
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.sparse import issparse
-from scipy.special import logsumexp
+from scipy.special import logsumexp, ndtr
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
@@ -73,6 +73,7 @@ __all__ = [
     "log_posterior",
     "posterior",
     "logistic_parameters",
+    "linear_rule_error",
     "n_parameters",
     "GaussianDiscriminantAnalysis",
 ]
@@ -641,6 +642,75 @@ def logistic_parameters(priors, means, covariance):
     w = cho_solve(factor, means[1] - means[0], check_finite=False)  # Sigma^{-1}(mu_1 - mu_0)
     b = -0.5 * float((means[1] + means[0]) @ w) + float(np.log(priors[1] / priors[0]))
     return w, b
+
+
+def linear_rule_error(w, b, means, covariance, priors=(0.5, 0.5)):
+    r"""Exact error of the rule "class 1 iff :math:`w^\top x + b > 0`" for two Gaussian classes.
+
+    With :math:`x \mid y = k \sim \mathcal N(\mu_k, \Sigma_k)` the score
+    :math:`w^\top x + b` is Gaussian with mean :math:`w^\top \mu_k + b` and variance
+    :math:`w^\top \Sigma_k w`, so the error is a sum of two normal distribution functions:
+
+    .. math::
+
+        \pi_0\, \Phi\Bigl(\frac{w^\top \mu_0 + b}{\sqrt{w^\top \Sigma_0 w}}\Bigr)
+        + \pi_1\, \Phi\Bigl(-\frac{w^\top \mu_1 + b}{\sqrt{w^\top \Sigma_1 w}}\Bigr).
+
+    A class whose score has zero variance (``w = 0``, or ``w`` in the null space of a
+    singular covariance) is classified by the sign of its constant score; a score of exactly
+    0 counts as class 0, as the rule says.
+
+    Book: chapters/01_3_generative_vs_discriminative.md, eq. label ``dvg-linear-error``.
+
+    Parameters
+    ----------
+    w : array-like of shape (n_features,)
+    b : float
+    means : array-like of shape (2, n_features)
+    covariance : array-like of shape (n_features, n_features) or (2, n_features, n_features)
+        One covariance shared by both classes, or one per class (positive semidefinite).
+    priors : array-like of shape (2,), default=(0.5, 0.5)
+
+    Returns
+    -------
+    error : float
+        The probability that a point drawn from the model is misclassified.
+    """
+    means = check_data(means, "means")
+    if means.shape[0] != 2:
+        raise ValueError(f"linear_rule_error needs the means of exactly 2 classes, got {means.shape[0]}.")
+    d = means.shape[1]
+    w = np.asarray(w, dtype=np.float64)
+    if w.shape != (d,) or not np.all(np.isfinite(w)):
+        raise ValueError(f"w must be a finite vector of shape ({d},), matching the means; got shape {w.shape}.")
+    if not isinstance(b, numbers.Real) and not (isinstance(b, np.ndarray) and b.size == 1):
+        raise TypeError(f"b must be a real number, got {type(b).__name__}.")
+    b = float(np.asarray(b).reshape(()))
+    if not np.isfinite(b):
+        raise ValueError(f"b must be finite, got {b}.")
+    cov = np.asarray(covariance, dtype=np.float64)
+    if cov.shape == (d, d):
+        cov = np.stack([cov, cov])
+    if cov.shape != (2, d, d) or not np.all(np.isfinite(cov)):
+        raise ValueError(
+            f"covariance must be a finite ({d}, {d}) matrix or a stack of two, shape (2, {d}, {d}); "
+            f"got shape {np.shape(covariance)}."
+        )
+    priors = check_probability_vector(priors, "priors")
+    if priors.shape[0] != 2:
+        raise ValueError(f"priors must have 2 entries, got {priors.shape[0]}.")
+    centre = means @ w + b  # mean score of each class, (2,)
+    variance = np.einsum("i,kij,j->k", w, cov, w)
+    if np.any(variance < -1e-12 * max(1.0, float(np.abs(cov).max()) * float(w @ w))):
+        raise ValueError("covariance must be positive semidefinite: w^T Sigma_k w came out negative.")
+    sd = np.sqrt(np.clip(variance, 0.0, None))
+    wrong = np.empty(2)
+    for k, sign in ((0, 1.0), (1, -1.0)):  # class 0 is wrong when the score > 0, class 1 when <= 0
+        if sd[k] > 0:
+            wrong[k] = ndtr(sign * centre[k] / sd[k])
+        else:
+            wrong[k] = float(centre[k] > 0) if k == 0 else float(centre[k] <= 0)
+    return float(priors @ wrong)
 
 
 def n_parameters(n_features, n_classes, covariance_type="full"):
