@@ -305,17 +305,17 @@ def ledoit_wolf(X):
     r"""Ledoit-Wolf shrinkage covariance of the rows of ``X`` and its shrinkage intensity.
 
     With :math:`S = \frac1n \sum_i (x_i - \bar x)(x_i - \bar x)^\top` (the MLE),
-    :math:`m = \operatorname{tr}(S)/d` and the normalised Frobenius norm
+    the average variance :math:`\bar\sigma^2 = \operatorname{tr}(S)/d` and the normalised Frobenius norm
     :math:`\lVert A \rVert^2 = \operatorname{tr}(A A^\top)/d`,
 
     .. math::
 
-        \delta^2 = \lVert S - m I \rVert^2, \qquad
+        \zeta^2 = \lVert S - \bar\sigma^2 I \rVert^2, \qquad
         \bar\beta^2 = \frac{1}{n^2} \sum_{i=1}^n \lVert (x_i - \bar x)(x_i - \bar x)^\top - S \rVert^2, \qquad
-        \alpha = \frac{\min(\bar\beta^2, \delta^2)}{\delta^2},
+        \omega = \frac{\min(\bar\beta^2, \zeta^2)}{\zeta^2},
 
-    and the estimate is :math:`(1 - \alpha) S + \alpha m I` (:math:`\alpha = 0` when
-    :math:`\delta^2 = 0`).  The same numbers as ``sklearn.covariance.ledoit_wolf``.
+    and the estimate is :math:`(1 - \omega) S + \omega \bar\sigma^2 I` (:math:`\omega = 0` when
+    :math:`\zeta^2 = 0`).  The same numbers as ``sklearn.covariance.ledoit_wolf``.
 
     Book: chapters/03_3_fisher_shrinkage.md, eq. labels ``gda-lw-alpha``, ``gda-shrunk``.
 
@@ -327,7 +327,7 @@ def ledoit_wolf(X):
     -------
     covariance : ndarray of shape (n_features, n_features)
     shrinkage : float
-        :math:`\alpha \in [0, 1]`.
+        The intensity :math:`\omega \in [0, 1]`.
     """
     X = check_data(X, "X")
     n, d = X.shape
@@ -345,7 +345,7 @@ def shrunk_class_covariance(centred, shrinkage):
     r"""One class's covariance, shrunk towards a multiple of the identity.
 
     ``centred`` holds the rows :math:`x_i - \hat\mu_k` of class :math:`k`. A float
-    ``shrinkage`` :math:`\alpha` gives :math:`(1-\alpha)\hat\Sigma_k + \alpha\,
+    ``shrinkage`` :math:`\omega` gives :math:`(1-\omega)\hat\Sigma_k + \omega\,
     \tfrac{\operatorname{tr}\hat\Sigma_k}{d} I`. ``'ledoit-wolf'`` applies
     :func:`ledoit_wolf` to the standardised rows (each feature divided by its
     standard deviation in the class; a constant feature keeps scale 1) and scales back,
@@ -370,11 +370,12 @@ def discriminant_directions(priors, means, covariance):
 
     With the between-class scatter :math:`S_B = \sum_k \pi_k (\mu_k - \bar\mu)(\mu_k - \bar\mu)^\top`,
     :math:`\bar\mu = \sum_k \pi_k \mu_k`, and the within-class covariance :math:`\Sigma`,
-    solves :math:`S_B v = \lambda \Sigma v` through :math:`\Sigma = L L^\top`: the
+    solves :math:`S_B f = \xi \Sigma f` through :math:`\Sigma = L L^\top`: the
     eigenvectors :math:`u` of the symmetric :math:`L^{-1} S_B L^{-\top}` give
-    :math:`v = L^{-\top} u`, normalised so that :math:`V^\top \Sigma V = I`.  The
+    :math:`f = L^{-\top} u`, normalised so that :math:`f_j^\top \Sigma f_l` is 1 for
+    :math:`j = l` and 0 otherwise.  The
     :math:`r = \min(K - 1, d)` directions with the largest eigenvalues are returned in
-    decreasing order of :math:`\lambda`, each with the sign that makes its entry of
+    decreasing order of :math:`\xi`, each with the sign that makes its entry of
     largest magnitude positive.
 
     Book: chapters/03_3_fisher_shrinkage.md, eq. labels ``gda-fisher-criterion``, ``gda-fisher-eig``.
