@@ -13,7 +13,7 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test unit nbval nbval-2threads build-check browser pdf pdf-check notebooks student serve clean bench grade
+.PHONY: help install book test unit nbval nbval-2threads build-check browser pdf pdf-check notebooks student serve clean bench grade test-oldest
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
@@ -24,6 +24,7 @@ help:
 	@echo "make serve      serve _build/html on http://127.0.0.1:8000"
 	@echo "make bench      run the benchmarks against scikit-learn"
 	@echo "make grade SUBMISSIONS=dir [OUT=dir]  grade a folder of homework notebooks (see README)"
+	@echo "make test-oldest run every student notebook on the oldest supported stack (.venv-oldest; not in make test)"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -110,5 +111,23 @@ grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [OUT=folder] [GRADE_ARGS=...]"; exit 2; }
 	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(GRADE_ARGS)
 
+# Every student notebook, top to bottom, on the oldest stack the README supports
+# (requirements-oldest.txt, like Colab's), in its own venv; lib is installed from the
+# working tree the way a set-up cell installs it (regular install, no extras). Not part
+# of `make test`: it needs the network the first time. OLDEST_NOTEBOOKS=student/x.ipynb
+# runs a subset.
+OLDEST_VENV := .venv-oldest
+OLDEST_PY := $(OLDEST_VENV)/bin/python
+OLDEST_NOTEBOOKS ?=
+test-oldest:
+	test -x $(OLDEST_PY) || $(PYTHON) -m venv $(OLDEST_VENV)
+	$(OLDEST_PY) -m pip install --quiet --upgrade pip
+	$(OLDEST_PY) -m pip install --quiet -c requirements-oldest.txt -r requirements-oldest.txt
+	$(OLDEST_PY) -m pip install --quiet -c requirements-oldest.txt --force-reinstall --no-deps .
+	$(OLDEST_PY) -m pip check
+	rm -rf build
+	env -u PYTHONPATH PIP_CONSTRAINT=$(CURDIR)/requirements-oldest.txt $(THREADS) \
+	  $(OLDEST_PY) tools/oldest.py $(OLDEST_NOTEBOOKS)
+
 clean:
-	rm -rf _build
+	rm -rf _build build

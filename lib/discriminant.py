@@ -44,7 +44,7 @@ import warnings
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.sparse import issparse
-from scipy.special import logsumexp
+from scipy.special import logsumexp, ndtr
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
@@ -73,6 +73,7 @@ __all__ = [
     "log_posterior",
     "posterior",
     "logistic_parameters",
+    "linear_rule_error",
     "n_parameters",
     "GaussianDiscriminantAnalysis",
 ]
@@ -304,17 +305,17 @@ def ledoit_wolf(X):
     r"""Ledoit-Wolf shrinkage covariance of the rows of ``X`` and its shrinkage intensity.
 
     With :math:`S = \frac1n \sum_i (x_i - \bar x)(x_i - \bar x)^\top` (the MLE),
-    :math:`m = \operatorname{tr}(S)/d` and the normalised Frobenius norm
+    the average variance :math:`\bar\sigma^2 = \operatorname{tr}(S)/d` and the normalised Frobenius norm
     :math:`\lVert A \rVert^2 = \operatorname{tr}(A A^\top)/d`,
 
     .. math::
 
-        \delta^2 = \lVert S - m I \rVert^2, \qquad
+        \zeta^2 = \lVert S - \bar\sigma^2 I \rVert^2, \qquad
         \bar\beta^2 = \frac{1}{n^2} \sum_{i=1}^n \lVert (x_i - \bar x)(x_i - \bar x)^\top - S \rVert^2, \qquad
-        \alpha = \frac{\min(\bar\beta^2, \delta^2)}{\delta^2},
+        \omega = \frac{\min(\bar\beta^2, \zeta^2)}{\zeta^2},
 
-    and the estimate is :math:`(1 - \alpha) S + \alpha m I` (:math:`\alpha = 0` when
-    :math:`\delta^2 = 0`).  The same numbers as ``sklearn.covariance.ledoit_wolf``.
+    and the estimate is :math:`(1 - \omega) S + \omega \bar\sigma^2 I` (:math:`\omega = 0` when
+    :math:`\zeta^2 = 0`).  The same numbers as ``sklearn.covariance.ledoit_wolf``.
 
     Book: chapters/03_3_fisher_shrinkage.md, eq. labels ``gda-lw-alpha``, ``gda-shrunk``.
 
@@ -326,7 +327,7 @@ def ledoit_wolf(X):
     -------
     covariance : ndarray of shape (n_features, n_features)
     shrinkage : float
-        :math:`\alpha \in [0, 1]`.
+        The intensity :math:`\omega \in [0, 1]`.
     """
     X = check_data(X, "X")
     n, d = X.shape
@@ -344,7 +345,7 @@ def shrunk_class_covariance(centred, shrinkage):
     r"""One class's covariance, shrunk towards a multiple of the identity.
 
     ``centred`` holds the rows :math:`x_i - \hat\mu_k` of class :math:`k`. A float
-    ``shrinkage`` :math:`\alpha` gives :math:`(1-\alpha)\hat\Sigma_k + \alpha\,
+    ``shrinkage`` :math:`\omega` gives :math:`(1-\omega)\hat\Sigma_k + \omega\,
     \tfrac{\operatorname{tr}\hat\Sigma_k}{d} I`. ``'ledoit-wolf'`` applies
     :func:`ledoit_wolf` to the standardised rows (each feature divided by its
     standard deviation in the class; a constant feature keeps scale 1) and scales back,
@@ -369,11 +370,12 @@ def discriminant_directions(priors, means, covariance):
 
     With the between-class scatter :math:`S_B = \sum_k \pi_k (\mu_k - \bar\mu)(\mu_k - \bar\mu)^\top`,
     :math:`\bar\mu = \sum_k \pi_k \mu_k`, and the within-class covariance :math:`\Sigma`,
-    solves :math:`S_B v = \lambda \Sigma v` through :math:`\Sigma = L L^\top`: the
+    solves :math:`S_B f = \xi \Sigma f` through :math:`\Sigma = L L^\top`: the
     eigenvectors :math:`u` of the symmetric :math:`L^{-1} S_B L^{-\top}` give
-    :math:`v = L^{-\top} u`, normalised so that :math:`V^\top \Sigma V = I`.  The
+    :math:`f = L^{-\top} u`, normalised so that :math:`f_j^\top \Sigma f_l` is 1 for
+    :math:`j = l` and 0 otherwise.  The
     :math:`r = \min(K - 1, d)` directions with the largest eigenvalues are returned in
-    decreasing order of :math:`\lambda`, each with the sign that makes its entry of
+    decreasing order of :math:`\xi`, each with the sign that makes its entry of
     largest magnitude positive.
 
     Book: chapters/03_3_fisher_shrinkage.md, eq. labels ``gda-fisher-criterion``, ``gda-fisher-eig``.
@@ -641,6 +643,75 @@ def logistic_parameters(priors, means, covariance):
     w = cho_solve(factor, means[1] - means[0], check_finite=False)  # Sigma^{-1}(mu_1 - mu_0)
     b = -0.5 * float((means[1] + means[0]) @ w) + float(np.log(priors[1] / priors[0]))
     return w, b
+
+
+def linear_rule_error(w, b, means, covariance, priors=(0.5, 0.5)):
+    r"""Exact error of the rule "class 1 iff :math:`w^\top x + b > 0`" for two Gaussian classes.
+
+    With :math:`x \mid y = k \sim \mathcal N(\mu_k, \Sigma_k)` the score
+    :math:`w^\top x + b` is Gaussian with mean :math:`w^\top \mu_k + b` and variance
+    :math:`w^\top \Sigma_k w`, so the error is a sum of two normal distribution functions:
+
+    .. math::
+
+        \pi_0\, \Phi\Bigl(\frac{w^\top \mu_0 + b}{\sqrt{w^\top \Sigma_0 w}}\Bigr)
+        + \pi_1\, \Phi\Bigl(-\frac{w^\top \mu_1 + b}{\sqrt{w^\top \Sigma_1 w}}\Bigr).
+
+    A class whose score has zero variance (``w = 0``, or ``w`` in the null space of a
+    singular covariance) is classified by the sign of its constant score; a score of exactly
+    0 counts as class 0, as the rule says.
+
+    Book: chapters/01_3_generative_vs_discriminative.md, eq. label ``dvg-linear-error``.
+
+    Parameters
+    ----------
+    w : array-like of shape (n_features,)
+    b : float
+    means : array-like of shape (2, n_features)
+    covariance : array-like of shape (n_features, n_features) or (2, n_features, n_features)
+        One covariance shared by both classes, or one per class (positive semidefinite).
+    priors : array-like of shape (2,), default=(0.5, 0.5)
+
+    Returns
+    -------
+    error : float
+        The probability that a point drawn from the model is misclassified.
+    """
+    means = check_data(means, "means")
+    if means.shape[0] != 2:
+        raise ValueError(f"linear_rule_error needs the means of exactly 2 classes, got {means.shape[0]}.")
+    d = means.shape[1]
+    w = np.asarray(w, dtype=np.float64)
+    if w.shape != (d,) or not np.all(np.isfinite(w)):
+        raise ValueError(f"w must be a finite vector of shape ({d},), matching the means; got shape {w.shape}.")
+    if not isinstance(b, numbers.Real) and not (isinstance(b, np.ndarray) and b.size == 1):
+        raise TypeError(f"b must be a real number, got {type(b).__name__}.")
+    b = float(np.asarray(b).reshape(()))
+    if not np.isfinite(b):
+        raise ValueError(f"b must be finite, got {b}.")
+    cov = np.asarray(covariance, dtype=np.float64)
+    if cov.shape == (d, d):
+        cov = np.stack([cov, cov])
+    if cov.shape != (2, d, d) or not np.all(np.isfinite(cov)):
+        raise ValueError(
+            f"covariance must be a finite ({d}, {d}) matrix or a stack of two, shape (2, {d}, {d}); "
+            f"got shape {np.shape(covariance)}."
+        )
+    priors = check_probability_vector(priors, "priors")
+    if priors.shape[0] != 2:
+        raise ValueError(f"priors must have 2 entries, got {priors.shape[0]}.")
+    centre = means @ w + b  # mean score of each class, (2,)
+    variance = np.einsum("i,kij,j->k", w, cov, w)
+    if np.any(variance < -1e-12 * max(1.0, float(np.abs(cov).max()) * float(w @ w))):
+        raise ValueError("covariance must be positive semidefinite: w^T Sigma_k w came out negative.")
+    sd = np.sqrt(np.clip(variance, 0.0, None))
+    wrong = np.empty(2)
+    for k, sign in ((0, 1.0), (1, -1.0)):  # class 0 is wrong when the score > 0, class 1 when <= 0
+        if sd[k] > 0:
+            wrong[k] = ndtr(sign * centre[k] / sd[k])
+        else:
+            wrong[k] = float(centre[k] > 0) if k == 0 else float(centre[k] <= 0)
+    return float(priors @ wrong)
 
 
 def n_parameters(n_features, n_classes, covariance_type="full"):

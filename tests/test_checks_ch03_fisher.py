@@ -74,13 +74,13 @@ def _lw(kind="right"):
         n, d = X.shape
         D = X if kind == "uncentred" else X - X.mean(axis=0)
         S = D.T @ D / (n - 1 if kind == "ddof1" else n)
-        m = np.trace(S) / d
-        delta2 = np.sum((S - m * np.eye(d)) ** 2) / d
+        avg_var = np.trace(S) / d
+        zeta2 = np.sum((S - avg_var * np.eye(d)) ** 2) / d
         beta2 = sum(np.sum((np.outer(x, x) - S) ** 2) for x in D) / (n * d if kind == "one_n" else n**2 * d)
         if kind == "no_clip":
-            return beta2 / delta2
-        alpha = min(beta2, delta2) / delta2
-        return 1 - alpha if kind == "complement" else alpha
+            return beta2 / zeta2
+        omega = min(beta2, zeta2) / zeta2
+        return 1 - omega if kind == "complement" else omega
     return fn
 
 
@@ -101,7 +101,7 @@ def test_one_case_has_the_minimum_active():
         ("uncentred", ["centre"]),
         ("ddof1", ["n - 1"]),
         ("one_n", ["1/n^2"]),
-        ("complement", ["1 - alpha"]),
+        ("complement", ["1 - omega"]),
     ],
 )
 def test_ledoit_wolf_mistakes_are_named(kind, fragments):

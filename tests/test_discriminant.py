@@ -598,3 +598,57 @@ def test_priors_message_names_the_classes_plainly():
     X, y = DATASETS["random"]
     with pytest.raises(ValueError, match=r"classes \[0, 1, 2\]"):
         GDA(priors=[0.5, 0.5]).fit(X, y)
+
+
+# ---------------------------------------------------------- linear_rule_error --
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_linear_rule_error_matches_monte_carlo(seed):
+    rng = np.random.default_rng(seed)
+    d = 3
+    means = rng.normal(size=(2, d))
+    A = rng.normal(size=(2, d, d))
+    covs = A @ np.swapaxes(A, 1, 2) + 0.2 * np.eye(d)
+    w, b, priors = rng.normal(size=d), float(rng.normal()), np.array([0.3, 0.7])
+    m = 400_000
+    labels = (rng.random(m) < priors[1]).astype(int)
+    chol = np.linalg.cholesky(covs)
+    X = means[labels] + np.einsum("nij,nj->ni", chol[labels], rng.standard_normal((m, d)))
+    empirical = np.mean((X @ w + b > 0).astype(int) != labels)
+    exact = discriminant.linear_rule_error(w, b, means, covs, priors)
+    assert abs(exact - empirical) < 4 * np.sqrt(exact * (1 - exact) / m)
+
+
+def test_linear_rule_error_of_the_bayes_rule_is_phi_of_half_the_distance():
+    cov = np.array([[1.0, 0.6], [0.6, 1.0]])
+    means = np.array([[0.0, 0.0], [2.0, -1.0]])
+    w, b = discriminant.logistic_parameters([0.5, 0.5], means, cov)
+    delta = np.sqrt((means[1] - means[0]) @ np.linalg.solve(cov, means[1] - means[0]))
+    assert np.isclose(discriminant.linear_rule_error(w, b, means, cov), norm_cdf(-delta / 2), rtol=1e-12)
+    # any other rule does worse
+    assert discriminant.linear_rule_error(w + [0.3, 0.0], b, means, cov) > norm_cdf(-delta / 2)
+
+
+def norm_cdf(t):
+    from scipy.stats import norm
+
+    return float(norm.cdf(t))
+
+
+def test_linear_rule_error_constant_rule_and_errors():
+    means = np.zeros((2, 2))
+    assert discriminant.linear_rule_error([0.0, 0.0], 1.0, means, np.eye(2), [0.2, 0.8]) == pytest.approx(0.2)
+    assert discriminant.linear_rule_error([0.0, 0.0], -1.0, means, np.eye(2), [0.2, 0.8]) == pytest.approx(0.8)
+    with pytest.raises(ValueError, match="shape"):
+        discriminant.linear_rule_error([1.0], 0.0, means, np.eye(2))
+    with pytest.raises(ValueError, match="exactly 2"):
+        discriminant.linear_rule_error([1.0, 0.0], 0.0, np.zeros((3, 2)), np.eye(2))
+    with pytest.raises(ValueError, match="covariance"):
+        discriminant.linear_rule_error([1.0, 0.0], 0.0, means, np.eye(3))
+    with pytest.raises(ValueError, match="semidefinite"):
+        discriminant.linear_rule_error([1.0, 0.0], 0.0, means, -np.eye(2))
+    with pytest.raises(TypeError, match="real number"):
+        discriminant.linear_rule_error([1.0, 0.0], "0", means, np.eye(2))
+    with pytest.raises(ValueError, match="sum to 1"):
+        discriminant.linear_rule_error([1.0, 0.0], 0.0, means, np.eye(2), [0.5, 0.6])

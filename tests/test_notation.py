@@ -36,6 +36,20 @@ FORBIDDEN = [
     ("02_2*.md", r"\$L\$|L!", "L is the likelihood; the length of a message is T"),
     ("02_3*.md", r"\\gamma_\{ik\}", "responsibilities are introduced with EM in chapter 4"),
     # ---- chapter 3 ----
+    ("03_[134]_*.md", r"\\lambda", "lambda is only the l2 penalty strength; Fisher's eigenvalues are xi_j, "
+                                     "sample eigenvalues hat tau_j"),
+    ("03_gaussian*.md", r"\\lambda", "lambda is only the l2 penalty strength"),
+    ("03*.md", r"\\alpha", "alpha is a Dirichlet concentration; the Ledoit-Wolf shrinkage intensity is omega"),
+    ("03*.md", r"\\(?:var)?phi(?![a-zA-Z])", "phi is the standard normal density only; chapter 3 has no "
+                                              "unnormalised weights phi_k or prior phi"),
+    ("03*.md", r"\\Lambda", "Lambda is the precision of chapter 5's Gaussian target; chapter 3 writes Sigma^{-1}"),
+    ("03_[234]_*.md", r"\\delta", "delta_k(x) is 03_1's discriminant function only; the Ledoit-Wolf dispersion "
+                                     "is zeta^2 and Kronecker deltas are written out"),
+    ("03*.md", r"\$m\$|\bm I\b", "m is neither a training-set size (n) nor the Ledoit-Wolf average variance "
+                                   "(sigma_bar^2) in chapter 3"),
+    ("03*.md", r"\bq_[01k]\b", "q is a distribution over latent variables (chapters 4-5); the squared "
+                                 "Mahalanobis distance is Delta_k^2"),
+    ("03*.md", r"\bv_[0-9jl]\b", "v_j is a CAVI variance (chapter 5); Fisher's directions are f_j"),
     # ---- chapter 4 ----
     ("04*.md", r"G\(Q|\$G\$|\bG_trace|G\\bigl\(", "EM's lower bound is \\mathcal L(q, theta) in chapters 4 and 5, not G(Q, theta)"),
     ("04*.md", r"Q_\{i|Q_i\b|Q\^\{\(t|\\mathcal Q\b", "a distribution over the latent labels is a lower-case q (q_i, q_{ik}, q^{(t)}); "

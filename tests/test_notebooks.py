@@ -50,17 +50,48 @@ def test_first_code_cell_is_the_setup_cell(md):
     nb = book.read_source(md)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code, f"{md.name} has no code cell"
-    assert code[0].source.strip() == book.bootstrap_source().strip(), (
+    assert code[0].source.strip() == book.bootstrap_source(md).strip(), (
         f"{md.name}: the first code cell is not the set-up cell; run `python tools/book.py bootstrap --fix`"
     )
     assert "bootstrap" in code[0].metadata.get("tags", [])
 
 
-def test_setup_cell_pins_the_declared_version_and_repository():
-    src = book.bootstrap_source()
+@pytest.mark.parametrize("md", [None] + SOURCES, ids=["plain"] + IDS)
+def test_setup_cell_pins_the_declared_version_and_repository(md):
+    src = book.bootstrap_source(md)
     assert f"@v{book.lib_version()}" in src
     assert book.repository_url() in src
     assert "@main" not in src and "@master" not in src
+    compile(src, "set-up cell", "exec")
+    assert max(len(line) for line in src.splitlines()) <= 88
+
+
+@pytest.mark.parametrize("md", SOURCES, ids=IDS)
+def test_setup_cell_installs_the_extras_the_page_imports(md):
+    """A page that imports an optional dependency of lib (e.g. dask) installs it where it is missing."""
+    src = book.bootstrap_source(md)
+    imported = book.page_imports(md)
+    for extra, requirements in book.optional_dependencies().items():
+        modules = {book.requirement_module(r) for r in requirements}
+        if modules & imported:
+            assert f"genmodels-lib[{extra}] @" in src, f"{md.name} imports {modules & imported}"
+            for requirement in requirements:
+                assert f'"{requirement}"' in src
+            for module in modules:
+                assert f'spec("{module}") is None' in src
+        else:
+            assert f"[{extra}]" not in src
+
+
+def test_the_dask_page_installs_the_dask_extra():
+    md = next(p for p in SOURCES if p.name.startswith("04_4"))
+    assert "dask" in book.page_extras(md)
+    assert book.page_extras(next(p for p in SOURCES if p.name.startswith("03_1"))) == {}
+
+
+def test_requirement_module_names():
+    assert book.requirement_module("dask[array]>=2024.1") == "dask"
+    assert book.requirement_module("scikit-learn>=1.6") == "scikit_learn"
 
 
 @pytest.mark.parametrize("md", SOURCES, ids=IDS)

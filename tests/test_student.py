@@ -151,7 +151,7 @@ def test_student_notebook_layout(md):
     assert first["cell_type"] == "markdown" and "Student edition" in _source(first)
     assert f"/{md.relative_to(ROOT).with_suffix('.html').as_posix()}" in _source(first)
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    assert code and _source(code[0]).strip() == book.bootstrap_source().strip(), \
+    assert code and _source(code[0]).strip() == book.bootstrap_source(md).strip(), \
         f"{md.stem}: the set-up cell is not the first code cell"
     for cell in code:
         assert cell["outputs"] == [] and cell["execution_count"] is None, f"{md.stem}: cell {cell['id']} has outputs"

@@ -15,10 +15,12 @@ is missing or no longer matches its source.
 
 ``bootstrap`` checks that every chapter's first code cell is the Colab/Binder
 set-up cell built from ``_config.yml`` (repository URL) and ``pyproject.toml``
-(version); ``--fix`` rewrites it in the sources.
+(version, and the extras a page needs: those whose packages the page
+imports); ``--fix`` rewrites it in the sources.
 """
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -66,24 +68,94 @@ def lib_version():
     return match.group(1)
 
 
-def bootstrap_source():
-    """The first code cell of every chapter: install ``lib`` where it is missing.
+def optional_dependencies():
+    """``{extra: [requirement, ...]}`` from ``[project.optional-dependencies]`` of ``pyproject.toml``."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: one extra per line, its list on that line
+        text = (ROOT / "pyproject.toml").read_text()
+        section = re.search(r"^\[project\.optional-dependencies\]\s*\n(.*?)(?=^\[|\Z)", text, re.M | re.S)
+        lines = re.finditer(r"^(\w[\w-]*)\s*=\s*\[(.*)\]\s*$", section.group(1) if section else "", re.M)
+        return {m.group(1): re.findall(r'"([^"]+)"', m.group(2)) for m in lines}
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return dict(tomllib.load(f)["project"].get("optional-dependencies", {}))
+
+
+def requirement_module(requirement):
+    """The import name of a requirement string: ``"dask[array]>=2024.1"`` -> ``"dask"``."""
+    return re.match(r"[A-Za-z0-9_.-]+", requirement).group(0).lower().replace("-", "_")
+
+
+def page_imports(md):
+    """Top-level names of the modules that the code cells of ``md`` import (answers included)."""
+    import ast
+
+    names = set()
+    for cell in read_source(md).cells:
+        if cell.cell_type != "code":
+            continue
+        code = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.add(node.module.split(".")[0])
+    return names
+
+
+def page_extras(md):
+    """The extras of ``lib`` that page ``md`` needs: those with a requirement the page imports."""
+    if md is None:
+        return {}
+    imported = page_imports(md)
+    return {extra: reqs for extra, reqs in optional_dependencies().items()
+            if any(requirement_module(r) in imported for r in reqs)}
+
+
+def bootstrap_source(md=None):
+    """The first code cell of chapter ``md``: install ``lib`` where it is missing.
 
     On Colab (and anywhere ``lib`` is not installed) it installs the release
     of ``lib`` this book version was written for, from the tag ``v<version>``,
-    never from a moving branch; where ``lib`` imports it does nothing.
+    never from a moving branch; where ``lib`` imports it does nothing.  A page
+    that imports an optional dependency of ``lib`` (an extra of
+    ``pyproject.toml``, such as ``dask``) installs ``lib`` with that extra,
+    and where ``lib`` is present but the extra's modules are not, installs
+    the extra's requirements alone (so a local ``pip install -e .`` is kept).
+    Without ``md``, or for a page that needs no extra, the cell is the plain one.
     """
     url = repository_url()
+    extras = page_extras(md)
     # Every line within the 88 characters that chapter code keeps to (ruff E501).
+    if not extras:
+        return (
+            "# Set-up for Colab and Binder: install the companion library `lib` (the\n"
+            "# release this page was written for) where it is missing; elsewhere do nothing.\n"
+            "import importlib.util, subprocess, sys\n"
+            "spec = importlib.util.find_spec\n"
+            'if spec("lib") is None or spec("lib.gaussian") is None:\n'
+            f'    REPO = "{url}"\n'
+            "    subprocess.run([sys.executable, \"-m\", \"pip\", \"install\", \"-q\",\n"
+            f'                    f"genmodels-lib @ git+{{REPO}}@v{lib_version()}"], check=True)'
+        )
+    names = ",".join(sorted(extras))
+    requirements = [r for extra in sorted(extras) for r in extras[extra]]
+    modules = sorted({requirement_module(r) for r in requirements})
+    module_test = " or ".join(f'spec("{m}") is None' for m in modules)
     return (
         "# Set-up for Colab and Binder: install the companion library `lib` (the\n"
-        "# release this page was written for) where it is missing; elsewhere do nothing.\n"
+        f"# release this page was written for) with its `{names}` extra, or the extra's\n"
+        "# packages alone, where they are missing; elsewhere do nothing.\n"
         "import importlib.util, subprocess, sys\n"
         "spec = importlib.util.find_spec\n"
+        "need = []\n"
         'if spec("lib") is None or spec("lib.gaussian") is None:\n'
         f'    REPO = "{url}"\n'
-        "    subprocess.run([sys.executable, \"-m\", \"pip\", \"install\", \"-q\",\n"
-        f'                    f"genmodels-lib @ git+{{REPO}}@v{lib_version()}"], check=True)'
+        f'    need.append(f"genmodels-lib[{names}] @ git+{{REPO}}@v{lib_version()}")\n'
+        f"elif {module_test}:\n"
+        f"    need += {json.dumps(requirements)}\n"
+        "if need:\n"
+        '    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *need], check=True)'
     )
 
 
@@ -202,9 +274,9 @@ def execute(md, timeout=600):
 # ---------------------------------------------------------------- bootstrap --
 
 def bootstrap_problems(fix=False):
-    want = bootstrap_source()
     problems = []
     for md in chapter_sources():
+        want = bootstrap_source(md)
         nb = read_source(md)
         code = [c for c in nb.cells if c.cell_type == "code"]
         if code and code[0].source.strip() == want.strip():
