@@ -32,7 +32,6 @@ type          ``covariances``      meaning
 
 import numpy as np
 from scipy.linalg import cholesky as _cholesky
-from scipy.special import ndtr
 from scipy.linalg import solve_triangular
 
 from ._validation import (
@@ -40,7 +39,6 @@ from ._validation import (
     check_covariance_type,
     check_data,
     check_n_features,
-    check_probability_vector,
     check_rng,
 )
 
@@ -53,7 +51,6 @@ __all__ = [
     "sample",
     "full_covariances",
     "conditional_gaussian",
-    "linear_rule_error",
 ]
 
 _LOG_2PI = np.log(2.0 * np.pi)
@@ -339,70 +336,3 @@ def conditional_gaussian(mean, covariance, observed, x_observed):
     cond_cov = cov[np.ix_(m, m)] - A.T @ A  # Sigma_mm - Sigma_mo Sigma_oo^{-1} Sigma_om
     cond_cov = 0.5 * (cond_cov + cond_cov.T)  # exactly symmetric
     return (cond_mean[0] if single else cond_mean), cond_cov
-
-
-def linear_rule_error(w, b, means, covariance, priors=(0.5, 0.5)):
-    r"""Exact error of the rule "class 1 iff :math:`w^\top x + b > 0`" for two Gaussian classes.
-
-    If :math:`x \mid y = k \sim \mathcal N(\mu_k, \Sigma_k)`, the score
-    :math:`w^\top x + b` is Gaussian with mean :math:`w^\top \mu_k + b` and
-    variance :math:`w^\top \Sigma_k w`, so
-
-    .. math::
-
-        \varepsilon(w, b) = \pi_0\, \Phi\Bigl(\frac{w^\top \mu_0 + b}{\sqrt{w^\top \Sigma_0 w}}\Bigr)
-        + \pi_1\, \Phi\Bigl(-\frac{w^\top \mu_1 + b}{\sqrt{w^\top \Sigma_1 w}}\Bigr),
-
-    with :math:`\Phi` the standard normal distribution function.  With
-    :math:`w = 0` the rule is constant: it errs on all of class 0 if
-    :math:`b > 0` and on all of class 1 otherwise.
-
-    Book: chapters/01_3_generative_vs_discriminative.md, eq. label ``dvg-linear-error``.
-
-    Parameters
-    ----------
-    w : array-like of shape (n_features,)
-    b : float
-    means : array-like of shape (2, n_features)
-        :math:`\mu_0` and :math:`\mu_1`.
-    covariance : array-like of shape (n_features, n_features) or (2, n_features, n_features)
-        One covariance shared by both classes, or one per class.
-    priors : array-like of shape (2,), default (0.5, 0.5)
-        :math:`\pi_0, \pi_1`.
-
-    Returns
-    -------
-    float
-        The probability that the rule misclassifies a fresh point.
-    """
-    means = check_data(means, "means")
-    if means.shape[0] != 2:
-        raise ValueError(f"means must hold the 2 class means as rows, got shape {means.shape}.")
-    d = means.shape[1]
-    w = check_data(w, "w", ndim=1)
-    if w.shape[0] != d:
-        raise ValueError(f"w has {w.shape[0]} entries but the means have {d} features.")
-    if isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, float, np.integer, np.floating)):
-        raise TypeError(f"b must be a number, got {type(b).__name__}.")
-    b = float(b)
-    if not np.isfinite(b):
-        raise ValueError(f"b must be finite, got {b!r}.")
-    priors = check_probability_vector(priors, "priors")
-    if priors.shape[0] != 2:
-        raise ValueError(f"priors must have 2 entries, got {priors.shape[0]}.")
-    cov = np.asarray(covariance, dtype=np.float64)
-    if cov.shape == (d, d):
-        cov = np.stack([cov, cov])
-    if cov.shape != (2, d, d) or not np.all(np.isfinite(cov)):
-        raise ValueError(
-            f"covariance must be one finite ({d}, {d}) matrix shared by the classes or two stacked as "
-            f"(2, {d}, {d}), got shape {np.shape(covariance)}."
-        )
-    if not np.any(w):  # a constant rule
-        return float(priors[0] if b > 0 else priors[1])
-    sd = np.empty(2)
-    for k in range(2):
-        z = _chol(cov[k], f"the covariance of class {k}").T @ w  # L^T w, so that ||z||^2 = w^T Sigma w
-        sd[k] = np.linalg.norm(z)
-    scores = means @ w + b  # mean score per class
-    return float(priors[0] * ndtr(scores[0] / sd[0]) + priors[1] * ndtr(-scores[1] / sd[1]))

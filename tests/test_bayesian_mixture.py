@@ -8,7 +8,6 @@ against properties: the ELBO never decreases under CAVI, a small Dirichlet
 concentration empties surplus components, the ELBO prefers the true K.
 """
 
-import warnings
 
 import numpy as np
 import pytest

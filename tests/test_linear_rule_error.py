@@ -1,11 +1,11 @@
-"""lib.gaussian.linear_rule_error: the exact error of a linear rule under two Gaussian classes."""
+"""lib.discriminant.linear_rule_error: the exact error of a linear rule under two Gaussian classes."""
 
 import numpy as np
 import pytest
 from scipy.stats import norm
 
 import lib
-from lib.gaussian import linear_rule_error
+from lib.discriminant import linear_rule_error
 
 
 def _monte_carlo(w, b, means, covs, priors, n, rng):
@@ -57,12 +57,12 @@ def test_constant_rule_and_symmetry():
 @pytest.mark.parametrize(
     "args, error, match",
     [
-        ((np.ones(3), 0.0, np.zeros((2, 2)), np.eye(2)), ValueError, "w has 3 entries"),
-        ((np.ones(2), 0.0, np.zeros((3, 2)), np.eye(2)), ValueError, "2 class means"),
-        ((np.ones(2), "0", np.zeros((2, 2)), np.eye(2)), TypeError, "b must be a number"),
+        ((np.ones(3), 0.0, np.zeros((2, 2)), np.eye(2)), ValueError, "w must be a finite vector of shape \\(2,\\)"),
+        ((np.ones(2), 0.0, np.zeros((3, 2)), np.eye(2)), ValueError, "exactly 2 classes"),
+        ((np.ones(2), "0", np.zeros((2, 2)), np.eye(2)), TypeError, "b must be a real number"),
         ((np.ones(2), np.inf, np.zeros((2, 2)), np.eye(2)), ValueError, "b must be finite"),
         ((np.ones(2), 0.0, np.zeros((2, 2)), np.eye(3)), ValueError, "covariance must be"),
-        ((np.ones(2), 0.0, np.zeros((2, 2)), -np.eye(2)), ValueError, "not positive definite"),
+        ((np.ones(2), 0.0, np.zeros((2, 2)), -np.eye(2)), ValueError, "positive semidefinite"),
         ((np.ones(2), 0.0, np.zeros((2, 2)), np.eye(2), [0.5, 0.6]), ValueError, "sum to 1"),
     ],
 )
