@@ -9,7 +9,7 @@ import numpy as np
 from scipy.special import expit, logsumexp
 from scipy.stats import norm
 
-from .. import gaussian, logistic
+from .. import discriminant, logistic
 from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, expect_tuple
 
 __all__ = [
@@ -491,7 +491,7 @@ _NB_RIGHT_SIZES = np.array([10, 16, 25, 40, 63, 100, 160, 250, 400, 630, 1000])
 def _shared_nb_excess(n_repeats=100, seed=20260):
     """Expected error of shared-variance naive Bayes on the exercise's problem, minus its value at
     n = 1000, averaged over n = 10, ..., 63: exact errors of the fitted linear rule
-    (lib.gaussian.linear_rule_error), averaged over training sets drawn like the page's ``draw``."""
+    (lib.discriminant.linear_rule_error), averaged over training sets drawn like the page's ``draw``."""
     rng = np.random.default_rng(seed)
     d, delta = _NB_RIGHT_D, _NB_RIGHT_DELTA
     means = np.vstack([np.zeros(d), np.full(d, delta)])
@@ -507,7 +507,7 @@ def _shared_nb_excess(n_repeats=100, seed=20260):
             var = (counts / m) @ np.array([((X[y == k] - mu[k]) ** 2).mean(axis=0) for k in (0, 1)])
             w = (mu[1] - mu[0]) / var
             b = np.log(counts[1] / counts[0]) + np.sum((mu[0] ** 2 - mu[1] ** 2) / (2 * var))
-            total += gaussian.linear_rule_error(w, b, means, cov)
+            total += discriminant.linear_rule_error(w, b, means, cov)
         expected.append(total / n_repeats)
     return float(np.mean(expected[:5]) - expected[-1])
 
