@@ -90,7 +90,7 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from threadpoolctl import ThreadpoolController
 
-from .gaussian import cholesky_factors
+from .gaussian import NotPositiveDefiniteError, cholesky_factors
 
 _LOG_2PI = np.log(2.0 * np.pi)
 
@@ -441,20 +441,6 @@ class Statistics(NamedTuple):
         return Statistics(*(a + b for a, b in zip(self, other, strict=True)))
 
 
-def check_not_empty(counts):
-    """Raise the documented error if a soft count n_k is (numerically) zero."""
-    empty = np.flatnonzero(counts < COUNT_EPS)
-    if empty.size:
-        k = int(empty[0])
-        raise ValueError(
-            f"component {k} is empty: its soft count n_k = sum_i resp[i, {k}] is {counts[k]:.3g}, "
-            "so its mean and covariance are undefined (0/0). This happens when a component starts "
-            "far from every point, or when X has fewer distinct points than components. "
-            "Use fewer components, another initialisation (init_params or random_state), "
-            "or a larger reg_covar."
-        )
-
-
 def m_step(stats, centres, n_samples, covariance_type, reg_covar):
     """(weights, means, covariances) from :class:`Statistics` about ``centres``, as lib.mixture.m_step.
 
@@ -469,8 +455,7 @@ def m_step(stats, centres, n_samples, covariance_type, reg_covar):
     """
     counts, first, second, _ = stats
     n_components, d = first.shape
-    check_not_empty(counts)
-    n_k = counts + COUNT_EPS  # (K,)
+    n_k = counts + COUNT_EPS  # (K,); an empty component is kept alive (lib.mixture.m_step)
     weights = n_k / n_samples
     delta = (first - COUNT_EPS * centres) / n_k[:, None]  # (K, d)
     means = centres + delta
@@ -490,6 +475,10 @@ def m_step(stats, centres, n_samples, covariance_type, reg_covar):
         else:
             sq = second - 2.0 * np.sum(first * delta, axis=1) + counts * np.sum(delta**2, axis=1)
             cov = sq / (d * n_k) + reg_covar
+        if not np.all(cov > 0):  # full and tied: their Cholesky factorisation checks
+            raise NotPositiveDefiniteError(
+                f"variances must be strictly positive, got a minimum of {np.min(cov):.3g}; increase reg_covar."
+            )
     return weights, means, cov
 
 
@@ -647,8 +636,7 @@ class SufficientStatistics:
 
     def statistics(self, resp):
         """Statistics of given responsibilities, about their own weighted means (exact; for initialisation)."""
-        counts = resp.sum(axis=0)  # (K,)
-        check_not_empty(counts)
+        counts = resp.sum(axis=0) + COUNT_EPS  # (K,); an empty component's centre is the shift
         centres = (resp.T @ self.Xc) / counts[:, None] + self.shift  # (K, d), approximate means
         return moments(self.X, resp, centres, self.covariance_type), centres
 
