@@ -61,7 +61,7 @@ second moments are summed about the current mean; the other components stay
 on the fast path (tied covariances: all or none, the tied M-step sums over
 components).  Because the M-step's cancellation is governed by the *new*
 parameters, a component that an M-step makes hard is redone by the exact
-route in the same iteration (:meth:`SufficientStatistics.em_step`).  The
+route in the same iteration (:func:`em_iteration`).  The
 exact route costs about what scikit-learn's E- and M-steps cost (K products
 of d x d per row), so hard components are fitted at roughly scikit-learn's
 speed, and to (better than) its digits.  A global offset alone never needs
@@ -612,24 +612,6 @@ class SufficientStatistics:
             stats.second[h] = exact_second
         return stats
 
-    def em_step(self, theta, reg_covar, hard=None):
-        """One EM iteration from theta: (log-likelihood at theta, new theta, hard mask of new theta).
-
-        The route of each component is chosen from theta (``hard``: its mask,
-        computed when not given); a component that the M-step made hard (it
-        sharpened) is redone by the exact route, because the fast M-step's
-        cancellation is governed by the new parameters.
-        """
-        hard = self.hard(theta) if hard is None else hard
-        stats = self.e_step(theta, hard)
-        new = m_step(stats, theta[1], self.n_samples, self.covariance_type, reg_covar)
-        new_hard = self.hard(new)
-        if (new_hard & ~hard).any():
-            stats = self.e_step(theta, hard | new_hard)
-            new = m_step(stats, theta[1], self.n_samples, self.covariance_type, reg_covar)
-            new_hard = self.hard(new)
-        return stats.log_likelihood, new, new_hard
-
     def _exact_pass(self, theta):
         """The exact route: responsibilities from theta, moments about its means."""
         return _exact_statistics(self.X, self.covariance_type, theta[1], theta=theta)
@@ -640,12 +622,38 @@ class SufficientStatistics:
         centres = (resp.T @ self.Xc) / counts[:, None] + self.shift  # (K, d), approximate means
         return moments(self.X, resp, centres, self.covariance_type), centres
 
-    def log_likelihood_and_labels(self, theta):
-        """Log-likelihood at theta and the most responsible component of every sample."""
+    def final(self, theta):
+        """The final pass: log-likelihood at theta and the most responsible component of every sample."""
         weights, means, cov = theta
         log_p = log_joint(self.X, weights, means, cov, self.covariance_type, self.shift)  # (n, K)
         labels = np.argmax(log_p, axis=1)
         return float(log_normaliser(log_p).sum()), labels
+
+
+def em_iteration(backend, theta, reg_covar, hard=None):
+    """One EM iteration from theta on any statistics backend: (log-likelihood at theta, new theta,
+    hard mask of the new theta).
+
+    A backend (rows in memory: :class:`SufficientStatistics`; chunks of a Dask
+    array: ``lib._dask.ChunkedData``) offers ``n_samples``, ``covariance_type``,
+    ``hard(theta)`` (the components beyond :data:`MAX_CANCELLATION`),
+    ``e_step(theta, hard)`` (one pass: :class:`Statistics` about theta's means)
+    and ``final(theta)`` (one pass: the log-likelihood, and labels or None).
+    The route of each component is chosen from theta (``hard``: its mask,
+    computed when not given); a component that the M-step made hard (it
+    sharpened) is redone by the exact route, because the fast M-step's
+    cancellation is governed by the new parameters.
+    """
+    ct, n = backend.covariance_type, backend.n_samples
+    hard = backend.hard(theta) if hard is None else hard
+    stats = backend.e_step(theta, hard)
+    new = m_step(stats, theta[1], n, ct, reg_covar)
+    new_hard = backend.hard(new)
+    if (new_hard & ~hard).any():
+        stats = backend.e_step(theta, hard | new_hard)
+        new = m_step(stats, theta[1], n, ct, reg_covar)
+        new_hard = backend.hard(new)
+    return stats.log_likelihood, new, new_hard
 
 
 def _exact_statistics(X, covariance_type, centres, theta=None, resp=None):
@@ -690,7 +698,7 @@ def chunk_statistics(X, weights, means, covariances, covariance_type, exact=None
     ``means`` as the centres to :func:`m_step`.  The chunk is centred at the
     mixture's overall mean (a point near the data, shared by all chunks); the
     route (fast or exact) is chosen from the parameters, so every chunk takes
-    the same one.  As in :meth:`SufficientStatistics.em_step`, components
+    the same one.  As in :func:`em_iteration`, components
     that were not hard at these parameters (:func:`hard`) but are at the new
     ones from :func:`m_step` need the pass redone with ``exact`` = the boolean
     (K,) mask of those components (or True for all).  BLAS runs on one thread.  Inputs are trusted (validated

@@ -908,16 +908,7 @@ default='kmeans++'
         rng = check_rng(self.random_state)
         with _fastpath.one_blas_thread():  # why: "Threads" in the class docstring
             fast = _fastpath.SufficientStatistics(X, self.covariance_type, self.n_components)
-            try:
-                return self._run_em(fast, lambda: self._initial_parameters(fast, given, rng))
-            except NotPositiveDefiniteError as exc:  # scikit-learn's wording first, then lib's
-                raise ValueError(
-                    "Fitting the mixture model failed because some components have ill-defined "
-                    "empirical covariance (for instance caused by singleton or collapsed samples). "
-                    "Try to decrease the number of components, increase reg_covar, or scale the "
-                    f"input data. (reg_covar={self.reg_covar!r}; reg_covar=0 is the unregularised "
-                    f"maximum-likelihood M-step, whose covariances can be singular.) {exc}"
-                ) from None
+            return self._run_em(fast, lambda: self._initial_parameters(fast, given, rng))
 
     def _fit_dask(self, X):
         """EM on a Dask array: one pass over its row chunks per iteration (lib/_dask.py)."""
@@ -929,7 +920,9 @@ default='kmeans++'
         rng = check_rng(self.random_state)
         data = _dask.ChunkedData(X, self.covariance_type, self.n_components)
         with _fastpath.one_blas_thread():
-            self._run_em(data, lambda: data.initial_parameters(self, given, rng), stacklevel=6)
+            self._run_em(data, lambda: data.initial_parameters(self.init_params, self.reg_covar,
+                                                               self.init_sample_size, given, rng),
+                         stacklevel=6)
         self.n_features_in_ = n_features
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
@@ -938,11 +931,25 @@ default='kmeans++'
     def _run_em(self, data, initialise, stacklevel=5):
         """The EM loop: ``n_init`` runs (or a warm start), each to ``tol`` or ``max_iter``; the best kept.
 
-        ``data`` is the in-memory data (:class:`lib._fastpath.SufficientStatistics`)
-        or a Dask array's chunks (:class:`lib._dask.ChunkedData`): both offer
-        ``em_step`` and ``log_likelihood_and_labels``.  ``initialise()`` draws a
+        ``data`` is a statistics backend: the rows in memory
+        (:class:`lib._fastpath.SufficientStatistics`) or a Dask array's chunks
+        (:class:`lib._dask.ChunkedData`), both used only through
+        :func:`lib._fastpath.em_iteration` (E-step and sufficient statistics)
+        and ``final`` (the final log-likelihood).  ``initialise()`` draws a
         starting point.  Returns the labels of the kept run (None on Dask).
         """
+        try:
+            return self._em_loop(data, initialise, stacklevel + 1)
+        except NotPositiveDefiniteError as exc:  # scikit-learn's wording first, then lib's
+            raise ValueError(
+                "Fitting the mixture model failed because some components have ill-defined "
+                "empirical covariance (for instance caused by singleton or collapsed samples). "
+                "Try to decrease the number of components, increase reg_covar, or scale the "
+                f"input data. (reg_covar={self.reg_covar!r}; reg_covar=0 is the unregularised "
+                f"maximum-likelihood M-step, whose covariances can be singular.) {exc}"
+            ) from None
+
+    def _em_loop(self, data, initialise, stacklevel):
         n_samples = data.n_samples
         best = None
         warm = self.warm_start and hasattr(self, "converged_")
@@ -961,7 +968,7 @@ default='kmeans++'
             converged = False
             n_iter = 0
             for n_iter in range(1, self.max_iter + 1):
-                log_lik, theta, hard = data.em_step(theta, self.reg_covar, hard)
+                log_lik, theta, hard = _fastpath.em_iteration(data, theta, self.reg_covar, hard)
                 history.append(log_lik)  # l(theta) before this M-step
                 change = (history[-1] - history[-2]) / n_samples if len(history) > 1 else np.inf
                 if self.verbose >= 2 and n_iter % self.verbose_interval == 0:
@@ -973,7 +980,7 @@ default='kmeans++'
             if self.verbose:
                 print(f"Initialization {'converged' if converged else 'did not converge'} "
                       f"after {n_iter} iterations.")
-            final_log_lik, labels = data.log_likelihood_and_labels(theta)
+            final_log_lik, labels = data.final(theta)
             history = history[1:] if warm else history
             history.append(final_log_lik)
             bound = (history[-2] if len(history) > 1 else history[-1]) / n_samples
@@ -993,7 +1000,7 @@ default='kmeans++'
                 f"(EM stopped at max_iter={self.max_iter} iterations, tol={self.tol}: the mean "
                 "log-likelihood still changed by more than tol; duplicated points can also cause this.)",
                 ConvergenceWarning,
-                stacklevel=stacklevel,  # _set_fitted <- _run_em <- _fit <- fit/fit_predict <- caller
+                stacklevel=stacklevel,  # _set_fitted <- _em_loop <- _run_em <- _fit <- fit/fit_predict <- caller
             )
         self.weights_, self.means_, self.covariances_ = best["theta"]
         self.converged_ = best["converged"]
