@@ -100,16 +100,17 @@ _LOG_2PI = np.log(2.0 * np.pi)
 MAX_QUADRATIC_FEATURES_DIM = 20
 
 #: The fast path keeps wide features phi(X) (x**2, x x^T) of all rows when they
-#: take at most this many bytes (n = 1e6 rows at d = 10: 528 MB, within the
-#: O(n d^2) memory budget); narrow ones ([1, x], [1, x, ||x||^2]) are always
-#: kept.  Rebuilding them at every pass took 40% of an iteration at d = 10
-#: (benchmarks/README.md, "Where an iteration's time goes"); reading them back
-#: costs less.  See :class:`SufficientStatistics`.
-KEEP_FEATURES_BYTES = 1 << 30  # 1 GiB
+#: take at most this many bytes; narrow ones ([1, x], [1, x, ||x||^2]) are always
+#: kept.  See :class:`SufficientStatistics`.
+KEEP_FEATURES_BYTES = 32 << 20  # 32 MiB
 
 #: The fast path works on blocks of rows whose per-block arrays take about this
-#: many bytes, so that a block stays in cache between the E- and the M-step.
-BLOCK_BYTES = 1 << 21  # 2 MiB
+#: many bytes (four times as many on the stacked-Cholesky route, whose products
+#: are larger), so that a block stays in cache between the E- and the M-step.
+#: Measured (CPU time, n = 1e5, k = 10, benchmarks/README.md): 512 KiB is 10-45%
+#: faster than 2 MiB for every layout with features, and 2 MiB best for the
+#: Cholesky route at d = 50.
+BLOCK_BYTES = 1 << 19  # 512 KiB
 
 #: Largest cancellation bound B (see the module docstring) for which the fast
 #: path is used; above it the exact route runs.  eps * 1e5 = 2.2e-11.
@@ -149,9 +150,11 @@ def n_phi_columns(n_features, covariance_type):
 def row_blocks(n_samples, n_features, n_components, covariance_type):
     """Slices of rows such that one block's arrays take about BLOCK_BYTES."""
     width = max(n_phi_columns(n_features, covariance_type), n_components)
+    size = BLOCK_BYTES
     if cholesky_route(covariance_type, n_features):
         width = n_components * n_features  # Y = phi @ B dominates
-    step = max(64, BLOCK_BYTES // (8 * width))
+        size = 4 * BLOCK_BYTES
+    step = max(64, size // (8 * width))
     return [slice(start, min(start + step, n_samples)) for start in range(0, n_samples, step)]
 
 
@@ -179,12 +182,11 @@ def features(X, covariance_type, shift=0.0):
         elif covariance_type == "spherical":
             np.einsum("ij,ij->i", Xc, Xc, out=phi[:, 1 + d])
         return phi
-    Xc = X - shift
     # full: built transposed so that every product x_a x_b is a contiguous row
-    XcT = np.ascontiguousarray(Xc.T)  # (d, m)
     phiT = np.empty((D, m))
     phiT[0] = 1.0
-    phiT[1 : 1 + d] = XcT
+    XcT = phiT[1 : 1 + d]  # (d, m): the centred data, written once, transposed
+    np.subtract(X, shift, out=XcT.T)
     row = 1 + d
     for a in range(d):  # x_a x_b for b >= a, in np.triu_indices order
         np.multiply(XcT[a], XcT[a:], out=phiT[row : row + d - a])
@@ -544,8 +546,9 @@ class SufficientStatistics:
             self.Xc = phi[:, 1 : 1 + d]  # (n, d) view
             self.phi = [phi[rows] for rows in self.blocks]
         else:
-            # Wide features (x**2, x x^T) are kept up to KEEP_FEATURES_BYTES; beyond, they are
-            # rebuilt block by block at every pass, and memory stays O(n d).
+            # Wide features (x**2, x x^T) are kept while they are small. Large ones are
+            # rebuilt block by block at every pass: building them in a cache-sized block costs
+            # no more than reading them back from memory (measured), and memory stays O(n d).
             self.Xc = X - self.shift  # (n, d)
             n_columns = n_phi_columns(d, covariance_type)
             if 8 * self.n_samples * n_columns <= KEEP_FEATURES_BYTES:
