@@ -27,12 +27,22 @@ For full covariances in many dimensions, x x^T has d(d+1)/2 columns and
 reading it costs more than it saves; the second route evaluates all K
 quadratic forms with one product against the stacked factors
 B = [[-mu_1^T U_1, ..., -mu_K^T U_K], [U_1, ..., U_K]], U_k = L_k^{-T}, and
-its M-step gets sum_i gamma_ik x_i x_i^T from one (K d, n) x (n, d) product.
+its M-step gets sum_i gamma_ik x_i x_i^T from one symmetric rank update (BLAS
+syrk) per component on sqrt(gamma_ik) x_i.
+
+In a pass (:meth:`SufficientStatistics.e_step`) the log-probabilities of a
+block are held with one row per component, R of shape (K, m): the
+log-sum-exp then runs along contiguous rows, and the soft sums are R @ phi.
 
 Centring the data once (shift = a point near the data: the mean of X, or the
 model's overall mean) removes a global offset (data 1e7 from the origin keep
 their digits).  The work is done on row blocks small enough to stay in cache
 between the E-step and the M-step.
+
+One EM loop, two backends: :func:`em_iteration` is the loop body for the rows
+in memory (:class:`SufficientStatistics`) and for the chunks of a Dask array
+(``lib._dask.ChunkedData``); both offer ``hard``, ``e_step`` and ``final``,
+and neither imports the estimator, :class:`lib.mixture.GaussianMixture`.
 
 Where the fast path loses digits, and the exact route
 -----------------------------------------------------
