@@ -100,6 +100,7 @@ serve:
 	$(PY) -m http.server --directory _build/html --bind 127.0.0.1 8000
 
 bench: $(STAMP)
+	$(PY) benchmarks/bench_mixture.py --cases
 	$(PY) benchmarks/bench_mixture.py
 	$(PY) benchmarks/bench_discriminant.py
 	$(PY) benchmarks/bench_threads.py

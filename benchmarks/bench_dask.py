@@ -17,6 +17,7 @@ Not part of ``make test`` (it takes minutes). Run::
 """
 
 import argparse
+import os
 import platform
 import time
 import warnings
@@ -96,7 +97,12 @@ def compare_chunks(repeats, iters, out):
         "",
         f"`benchmarks/bench_dask.py --compare-chunks` on {platform.node() or 'this machine'}, "
         f"{time.strftime('%Y-%m-%d')}: 1e6 rows x {D}, K = {K}, full covariances, {iters} EM iterations, "
-        f"chunks of 1e5 rows; medians of {repeats} interleaved repeats (seconds per pass over the data).",
+        f"chunks of 1e5 rows; medians of {repeats} interleaved repeats (seconds per pass over the data, "
+        "wall-clock).",
+        "",
+        f"Load average (1, 5, 15 min) at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())} on "
+        f"{os.cpu_count()} cores (other processes share them: the ratios, measured interleaved, are the figures "
+        "to read).",
         "",
         "| what | seconds per pass | ratio to in memory |",
         "|---|---:|---:|",

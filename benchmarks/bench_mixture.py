@@ -20,6 +20,7 @@ Usage::
     python benchmarks/bench_mixture.py --quick   # about 1-2 minutes, 1 thread
     python benchmarks/bench_mixture.py           # n <= 1e5, 1 and 2 threads
     python benchmarks/bench_mixture.py --full    # adds n = 1e6 (about 15 minutes)
+    python benchmarks/bench_mixture.py --cases   # issue 28's three cases and the compute bound
 
 Writes the table to benchmarks/results.md (``--output`` to change, ``--no-write``
 to only print).  See benchmarks/README.md.
@@ -127,8 +128,9 @@ def memory_config(n, d, k, covariance_type):
         return tuple(peak_bytes(fit, X, params, covariance_type, 1) for fit in (fit_lib, fit_sklearn))
 
 
-def bench_config(n, d, k, covariance_type, threads, repeats, iters):
-    """Median seconds per EM iteration for lib and sklearn, and the log-likelihood gap."""
+def bench_config(n, d, k, covariance_type, threads, repeats, iters, cpu_times=False):
+    """Median seconds per EM iteration for lib and sklearn, and the log-likelihood gap
+    (with ``cpu_times``, also lib's and sklearn's CPU seconds per iteration)."""
     X, params = make_problem(n, d, k, covariance_type)
     runs = {(name, m): [] for name in ("lib", "sklearn") for m in (iters, 1)}
     fits = {"lib": fit_lib, "sklearn": fit_sklearn}
@@ -152,6 +154,8 @@ def bench_config(n, d, k, covariance_type, threads, repeats, iters):
         return float((long - short) / (iters - 1))
 
     cpu_ratio = per_iter("lib", 1) / per_iter("sklearn", 1)
+    if cpu_times:
+        return per_iter("lib", 0), per_iter("sklearn", 0), cpu_ratio, ll_gap, per_iter("lib", 1), per_iter("sklearn", 1)
     return per_iter("lib", 0), per_iter("sklearn", 0), cpu_ratio, ll_gap
 
 
@@ -209,6 +213,158 @@ def write_report(lines, output, no_write=False):
         print(f"written to {output}", file=sys.stderr)
 
 
+# ---------------------------------------------------------------- issue 28: three cases and a bound
+
+#: The three cases of issue 28 (k = 10, full covariances, one BLAS thread).
+CASES = ((100_000, 10), (1_000_000, 10), (1_000_000, 50))
+
+
+def _median_seconds(fn, repeats):
+    """Median CPU seconds of fn() (CPU time: on a shared machine, wall-clock time includes waiting)."""
+    fn()  # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        fn()
+        times.append(time.process_time() - start)
+    return float(np.median(times))
+
+
+def machine_rates(repeats=7):
+    """One-thread GEMM rate (GFLOP/s, a 1000 x 1000 product) and exp rate (exps/s, 1e6 doubles)."""
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(1000, 1000)), rng.normal(size=(1000, 1000))
+    x = rng.normal(size=1_000_000)
+    out = np.empty_like(x)
+    with threadpool_limits(limits=1):
+        gemm = 2e9 / _median_seconds(lambda: A @ B, repeats) / 1e9
+        exps = 1e6 / _median_seconds(lambda: np.exp(x, out=out), repeats)
+    return gemm, exps
+
+
+def iteration_work(n, d, k):
+    """Work of one full-covariance EM iteration in the standard algorithm: (flops, exps).
+
+    E-step: the Mahalanobis terms as one product per component of the centred data with
+    the whitening factor, 2 n d^2 flops each; M-step: the responsibility-weighted outer
+    products, 2 n d^2 per component as a general product; n k exponentials. (The issue's
+    "4 GFLOP and 1e7 exponentials" at n = 1e6, d = 10.)
+    """
+    return 4.0 * n * k * d * d, float(n * k)
+
+
+def lib_work(n, d, k):
+    """Flops lib's fast path actually executes per iteration (lib/_fastpath.py)."""
+    if d <= 20:  # features [1, x, x_a x_b]: one product for the E-step, one for the M-step
+        D = 1 + d + d * (d + 1) // 2
+        return 4.0 * n * D * k
+    # E: [1, x] @ B, (1 + d) x k d; M: R @ [1, x] and k symmetric rank-n updates (syrk)
+    return 2.0 * n * (1 + d) * k * d + 2.0 * n * (1 + d) * k + n * k * d * (d + 1)
+
+
+def time_iterations(n, d, k, repeats):
+    """Seconds per EM iteration (wall-clock and CPU medians) of lib and sklearn from the same start.
+
+    Each library's iteration is timed directly, interleaved (lib, sklearn, lib, ...), on one
+    BLAS thread: lib's ``lib._fastpath.em_iteration`` on its in-memory backend (the loop body
+    of ``GaussianMixture.fit``) and sklearn's ``_e_step`` + ``_m_step`` (the loop body of its
+    ``fit``), each from the parameters of the same first iteration.  Direct timing, not the
+    difference of two fits: at n = 1e6 the set-up's noise on a shared machine exceeded an
+    iteration.  Also returns the relative difference of the two log-likelihoods.
+    """
+    from lib import _fastpath
+
+    X, params = make_problem(n, d, k, "full")
+    with threadpool_limits(limits=1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sk = fit_sklearn(X, params, "full", 1)  # sklearn's state after one iteration from the start
+        theta = (sk.weights_, sk.means_, sk.covariances_)
+        backend = _fastpath.SufficientStatistics(X, "full", k)
+        walls = {"lib": [], "sklearn": []}
+        cpus = {"lib": [], "sklearn": []}
+        lls = {}
+
+        def lib_iteration():
+            lls["lib"], _, _ = _fastpath.em_iteration(backend, theta, 1e-6)
+
+        def sk_iteration():
+            log_prob_norm, log_resp = sk._e_step(X)
+            sk._m_step(X, log_resp)
+            lls["sklearn"] = log_prob_norm * n
+            sk.weights_, sk.means_, sk.covariances_ = theta  # back to the same start
+            sk.precisions_cholesky_ = _sk_precisions_cholesky(theta[2])
+
+        sk_state = _sk_precisions_cholesky(theta[2])
+        sk.precisions_cholesky_ = sk_state
+        for _ in range(repeats):
+            for name, fn in (("lib", lib_iteration), ("sklearn", sk_iteration)):
+                gc.collect()
+                start, start_cpu = time.perf_counter(), time.process_time()
+                fn()
+                walls[name].append(time.perf_counter() - start)
+                cpus[name].append(time.process_time() - start_cpu)
+    gap = abs(lls["lib"] - lls["sklearn"]) / abs(lls["sklearn"])
+    med = {key: float(np.median(v)) for key, v in (("wl", walls["lib"]), ("ws", walls["sklearn"]),
+                                                    ("cl", cpus["lib"]), ("cs", cpus["sklearn"]))}
+    return med["wl"], med["ws"], med["cl"], med["cs"], gap
+
+
+def _sk_precisions_cholesky(covariances):
+    """scikit-learn's precisions_cholesky_ for full covariances: U = L^{-T} with Sigma = L L^T."""
+    from scipy.linalg import solve_triangular
+
+    eye = np.eye(covariances.shape[-1])
+    return np.stack([solve_triangular(np.linalg.cholesky(c), eye, lower=True).T for c in covariances])
+
+
+def run_cases(cases, repeats, iters_big=3, output=None, no_write=False):
+    """The three cases side by side, with the compute bound estimated on this machine."""
+    load_start = os.getloadavg()
+    gemm, exps = machine_rates()
+    print(f"load average at start: {load_start[0]:.1f}; GEMM {gemm:.1f} GFLOP/s, exp {exps / 1e6:.0f} M/s "
+          "(one thread)", flush=True)
+    rows = []
+    for n, d in cases:
+        k = 10
+        flops, n_exp = iteration_work(n, d, k)
+        bound = flops / (gemm * 1e9) + n_exp / exps
+        reps = repeats if n <= 100_000 else iters_big
+        t_lib, t_sk, c_lib, c_sk, gap = time_iterations(n, d, k, reps)
+        rows.append((n, d, k, flops, lib_work(n, d, k), bound, t_lib, t_sk, c_lib, c_sk, gap))
+        print(f"n={n:.0e} d={d} k={k}: lib {t_lib:.3f} s/iter (CPU {c_lib:.3f}), sklearn {t_sk:.3f} s/iter "
+              f"(CPU {c_sk:.3f}), ratio {t_lib / t_sk:.2f} (CPU {c_lib / c_sk:.2f}); {flops / 1e9:.1f} GFLOP/iter "
+              f"(lib executes {lib_work(n, d, k) / 1e9:.1f}), achieved {flops / c_lib / 1e9:.1f} GFLOP/s, "
+              f"bound {bound:.3f} s, lib CPU / bound {c_lib / bound:.2f}; loglik rel. diff {gap:.1e}", flush=True)
+    load_end = os.getloadavg()
+    lines = [
+        "# Issue 28's three cases: lib and scikit-learn side by side, and the compute bound",
+        "",
+        "Generated by `python benchmarks/bench_mixture.py --cases` (k = 10, full covariances, one BLAS "
+        "thread, the same start; one EM iteration of each library timed directly, interleaved in one "
+        "process, medians of 5 repeats at n = 1e5 and 3 at n = 1e6). Method: benchmarks/README.md.",
+        "",
+        *environment(),
+        f"- load average at the start: {', '.join(f'{x:.1f}' for x in load_start)}; at the end: "
+        f"{', '.join(f'{x:.1f}' for x in load_end)}",
+        f"- microbenchmarks, one thread: GEMM (1000 x 1000) {gemm:.1f} GFLOP/s; np.exp {exps / 1e6:.0f} million/s",
+        "",
+        "Bound = (4 n k d^2 flops of the standard algorithm) / GEMM rate + (n k exponentials) / exp rate, "
+        "both rates measured in CPU time by the microbenchmarks above. The ratios lib/sklearn are side by "
+        "side in one run (both see the same load); achieved GFLOP/s and lib/bound use lib's CPU time, "
+        "because on a shared machine wall-clock time includes time spent waiting for a core.",
+        "",
+        "| n | d | GFLOP/iter | lib executes GFLOP | bound s/iter | lib s/iter (CPU) | sklearn s/iter (CPU) "
+        "| lib/sklearn wall | lib/sklearn CPU | achieved GFLOP/s | lib CPU/bound | loglik rel. diff |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for n, d, k, flops, mine, bound, t_lib, t_sk, c_lib, c_sk, gap in rows:
+        lines.append(f"| {n:.0e} | {d} | {flops / 1e9:.1f} | {mine / 1e9:.1f} | {bound:.3f} "
+                     f"| {t_lib:.3f} ({c_lib:.3f}) | {t_sk:.3f} ({c_sk:.3f}) | {t_lib / t_sk:.2f} | {c_lib / c_sk:.2f} "
+                     f"| {flops / c_lib / 1e9:.1f} | {c_lib / bound:.2f} | {gap:.1e} |")
+    write_report(lines, output, no_write)
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     mode = parser.add_mutually_exclusive_group()
@@ -221,7 +377,17 @@ def main(argv=None):
         help="skip a configuration whose estimated cost (both libraries, all repeats) exceeds this "
         "(default: 60, and no limit with --full)",
     )
+    parser.add_argument("--cases", action="store_true",
+                        help="only issue 28's three cases (n = 1e5 and 1e6, d = 10 and 50, k = 10, full) with "
+                        "the compute bound; writes benchmarks/results_cases.md")
+    parser.add_argument("--small-cases", action="store_true", help="with --cases: only n = 1e5, d = 10")
     args = parser.parse_args(argv)
+    if args.cases:
+        gc.freeze()
+        output = args.output if args.output != parser.get_default("output") else str(
+            Path(__file__).with_name("results_cases.md"))
+        run_cases(CASES[:1] if args.small_cases else CASES, repeats=5, output=output, no_write=args.no_write)
+        return 0
     if args.max_config_seconds is None:
         args.max_config_seconds = math.inf if args.full else 60.0
     gc.freeze()  # everything imported so far is permanent: the gc.collect() before each fit stays cheap

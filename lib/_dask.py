@@ -26,8 +26,9 @@ sums are about the current means, so a point's contribution to S_k is of the
 size of the component's spread, not of its distance from the origin: nothing
 cancels when the clusters lie far apart against their width or far from the
 origin.  The EM loop itself (history, stopping rule, best of ``n_init``,
-warm start) is :meth:`lib.mixture.GaussianMixture._run_em`, the same for both:
-:class:`ChunkedData` offers it the in-memory data's two passes.
+warm start) is :meth:`lib.mixture.GaussianMixture._run_em` over
+:func:`lib._fastpath.em_iteration`, the same for both backends:
+:class:`ChunkedData` offers it the in-memory backend's interface.
 
 Cost in passes over the data: one per EM iteration, plus one for the final
 log-likelihood, plus what the initialisation needs (see
@@ -37,7 +38,6 @@ log-likelihood, plus what the initialisation needs (see
 import numpy as np
 
 from . import _fastpath
-from .mixture import log_likelihood
 
 _INSTALL = 'Dask is not installed: pip install "genmodels-lib[dask]" (or: pip install "dask[array]" distributed).'
 
@@ -96,7 +96,9 @@ def _e_step_block(block, weights, means, covariances, covariance_type, exact):
 
 
 def _log_likelihood_block(block, weights, means, covariances, covariance_type):
-    return np.atleast_1d(log_likelihood(block, weights, means, covariances, covariance_type))
+    """One chunk's log-likelihood, by the in-memory fit's own scoring (fast or exact route per component)."""
+    log_p = _fastpath.log_joint(block, weights, means, covariances, covariance_type, shift=weights @ means)
+    return np.atleast_1d(_fastpath.log_normaliser(log_p).sum())
 
 
 def _hard_block(block, seeds, covariance_type):
@@ -128,11 +130,12 @@ def _reduce(X, func, K, covariance_type, *args, **kwargs):
 # ------------------------------------------------------------------ fitting --
 
 class ChunkedData:
-    """A Dask array seen by the EM loop of :class:`lib.mixture.GaussianMixture`.
+    """A Dask array as a statistics backend of the one EM loop (:func:`lib._fastpath.em_iteration`).
 
-    It offers the two passes of :class:`lib._fastpath.SufficientStatistics`
-    that the loop uses, ``em_step`` and ``log_likelihood_and_labels``, each one
-    pass over the chunks, and ``initial_parameters``.
+    Its interface is that of the in-memory backend,
+    :class:`lib._fastpath.SufficientStatistics`: ``hard``, ``e_step`` and
+    ``final`` (each pass one pass over the chunks), plus ``initial_parameters``.
+    It does not import the estimator.
     """
 
     def __init__(self, X, covariance_type, n_components):
@@ -141,51 +144,39 @@ class ChunkedData:
         self.covariance_type = covariance_type
         self.n_components = n_components
 
-    def _e_step(self, theta, hard):
+    def e_step(self, theta, hard):
+        """One pass: every chunk's E-step and sums about theta's means, added in a tree."""
         return _reduce(self.X, _e_step_block, self.n_components, self.covariance_type,
                        *theta, self.covariance_type, hard)
 
-    def em_step(self, theta, reg_covar, hard=None):
-        """One EM iteration, one pass: as :meth:`lib._fastpath.SufficientStatistics.em_step`.
+    def hard(self, theta):
+        """Boolean (K,): the components that take the exact route, chosen from theta (every chunk alike)."""
+        return _fastpath.hard(*theta, self.covariance_type)
 
-        Every chunk takes the same route per component (chosen from theta);
-        a component that the M-step made hard is redone exactly (a second pass).
-        """
-        ct = self.covariance_type
-        hard = _fastpath.hard(*theta, ct) if hard is None else hard
-        stats = self._e_step(theta, hard)
-        new = _fastpath.m_step(stats, theta[1], self.n_samples, ct, reg_covar)
-        new_hard = _fastpath.hard(*new, ct)
-        if (new_hard & ~hard).any():
-            stats = self._e_step(theta, hard | new_hard)
-            new = _fastpath.m_step(stats, theta[1], self.n_samples, ct, reg_covar)
-            new_hard = _fastpath.hard(*new, ct)
-        return stats.log_likelihood, new, new_hard
-
-    def log_likelihood_and_labels(self, theta):
+    def final(self, theta):
         """The log-likelihood at theta (one pass); labels are left to ``predict`` (lazy): None."""
         final = self.X.map_blocks(_log_likelihood_block, *theta, self.covariance_type, dtype=np.float64,
                                   drop_axis=1, chunks=((1,) * self.X.numblocks[0],))
         return float(final.sum().compute()), None
 
-    def initial_parameters(self, model, given, rng):
+    def initial_parameters(self, init_params, reg_covar, init_sample_size, given, rng):
         """Initial (weights, means, covariances), in the passes the module docstring states."""
         X, n_samples = self.X, self.n_samples
-        K, cov_type = model.n_components, model.covariance_type
-        if model.init_params == "given":
+        K, cov_type = self.n_components, self.covariance_type
+        if init_params == "given":
             return given["weights"], given["means"], given["covariances"]
-        if model.init_params in ("kmeans", "k-means++", "random_from_data"):
+        if init_params in ("kmeans", "k-means++", "random_from_data"):
             raise ValueError(
-                f"init_params={model.init_params!r} needs all of X in memory; on a Dask array use "
+                f"init_params={init_params!r} needs all of X in memory; on a Dask array use "
                 "'kmeans++' (with init_sample_size for a sample), 'random_seeds', 'random' or 'given'.")
-        if model.init_params == "random":
+        if init_params == "random":
             centres = np.zeros((K, X.shape[1]))
             stats = _reduce(X, _random_block, K, cov_type, int(rng.integers(2**31)), centres, cov_type)
         else:
-            if model.init_params == "kmeans++":
+            if init_params == "kmeans++":
                 from sklearn.cluster import kmeans_plusplus
 
-                size = min(n_samples, model.init_sample_size or n_samples)
+                size = min(n_samples, init_sample_size or n_samples)
                 if size < n_samples:  # reads only the chunks that hold these rows
                     sample = X[np.sort(rng.choice(n_samples, size=size, replace=False))].compute()
                 else:  # all rows, drawn as the in-memory fit draws: the same seeds
@@ -197,7 +188,7 @@ class ChunkedData:
                 seeds = X[rng.choice(n_samples, size=K, replace=False)].compute()
             stats = _reduce(X, _hard_block, K, cov_type, seeds, cov_type)
             centres = seeds
-        weights, means, cov = _fastpath.m_step(stats, centres, n_samples, cov_type, model.reg_covar)
+        weights, means, cov = _fastpath.m_step(stats, centres, n_samples, cov_type, reg_covar)
         return given.get("weights", weights), given.get("means", means), given.get("covariances", cov)
 
 

@@ -113,6 +113,75 @@ def _invert(matrices, covariance_type):
     return U @ np.swapaxes(U, -1, -2)
 
 
+def _shape_of(value):
+    try:
+        return np.shape(value)
+    except ValueError:  # ragged nested lists: left to check_data's TypeError
+        return None
+
+
+def _check_init_shape(value, sk_name, expected, what):
+    """scikit-learn's wording for a ``*_init`` of the wrong shape, then lib's explanation."""
+    shape = _shape_of(value)
+    if shape is not None and shape != expected:
+        raise ValueError(
+            f"The parameter '{sk_name}' should have the shape of {expected}, but got {shape}. ({what}.)"
+        )
+
+
+def _check_weights_init(weights, n_components):
+    """``weights_init``: scikit-learn's checks and wording (shape, range, sum), then lib's (no zero)."""
+    _check_init_shape(weights, "weights", (n_components,), "weights_init holds one weight per component")
+    w = check_data(weights, "weights_init", ndim=1)
+    if np.any(w < 0.0) or np.any(w > 1.0 + 1e-10):  # 1 + 10 eps / n: an M-step's weight with K = 1
+        raise ValueError(
+            f"The parameter 'weights' should be in the range [0, 1], but got min value {w.min():.5f}, "
+            f"max value {w.max():.5f}. (weights_init are mixing weights: probabilities summing to 1.)"
+        )
+    if not np.allclose(np.abs(1.0 - np.sum(w)), 0.0):
+        raise ValueError(
+            f"The parameter 'weights' should be normalized, but got sum(weights) = {np.sum(w):.5f}. "
+            "(weights_init must sum to 1: divide it by its sum.)"
+        )
+    return check_probability_vector(w, "weights_init", allow_zero=False)
+
+
+_INIT_SHAPES = {
+    "full": lambda K, d: (K, d, d),
+    "tied": lambda K, d: (d, d),
+    "diag": lambda K, d: (K, d),
+    "spherical": lambda K, d: (K,),
+}
+
+
+def _check_precisions_init(precisions, covariance_type, n_components, n_features):
+    """``precisions_init``: scikit-learn's wording ('full precision' ...), then lib's explanation."""
+    ct = covariance_type
+    expected = _INIT_SHAPES[ct](n_components, n_features)
+    _check_init_shape(precisions, f"{ct} precision", expected,
+                      f"precisions_init for covariance_type={ct!r} with {n_components} component(s) "
+                      f"in {n_features} dimension(s)")
+    P = check_data(precisions, "precisions_init", ndim=len(expected))
+    if ct in ("diag", "spherical"):
+        if np.any(P <= 0):
+            raise ValueError(
+                f"'{ct} precision' should be positive; precisions_init holds inverse variances, "
+                f"but its minimum is {P.min():.3g}."
+            )
+        return P
+    for k, M in enumerate(P.reshape(-1, n_features, n_features)):
+        where = f"precisions_init[{k}]" if ct == "full" else "precisions_init"
+        if not np.allclose(M, M.T, rtol=1e-10, atol=1e-12):
+            raise ValueError(f"'{ct} precision' should be symmetric, positive-definite; {where} is not "
+                             "symmetric (symmetrise with (P + P.T) / 2).")
+        try:
+            np.linalg.cholesky(M)
+        except np.linalg.LinAlgError:
+            raise ValueError(f"'{ct} precision' should be symmetric, positive-definite; {where} is not "
+                             "positive definite, so it is not the inverse of a covariance.") from None
+    return P
+
+
 def _check_parameters(X, weights, means, covariances, covariance_type):
     """Validate a mixture's ``(X, weights, means, covariances)``, each once; return float arrays.
 
@@ -175,7 +244,7 @@ def estimate_log_prob(X, means, covariances, covariance_type="full"):
     centred (by their mean) first, which keeps the expansion accurate.  For
     full covariances in more than 20 dimensions the quadratic form is evaluated
     as :math:`\lVert L_k^{-1}(x - \mu_k)\rVert^2` instead, for all :math:`k`
-    with one matrix product (see the notes in ``lib/_fastpath.py``).
+    with one matrix product (see the module docstring of ``lib/_fastpath.py``).
 
     Book: chapters/04_em_gaussian_mixtures.md, eq. label ``gmm-density``.
 
@@ -281,8 +350,8 @@ def m_step(X, resp, covariance_type="full", reg_covar=1e-6):
         \Sigma_k = \frac{1}{n_k} \sum_{i} \gamma_{ik}\, (x_i - \mu_k)(x_i - \mu_k)^\top
                    + \varepsilon I .
 
-    (Lecture notes that drop the :math:`1/n_k` in :math:`\mu_k` give a sum, not
-    an average.)  The other covariance structures are
+    (Beware: without the :math:`1/n_k`, :math:`\mu_k` would be a sum, not an
+    average, and would grow with the number of points.)  The other covariance structures are
 
     * ``tied``: :math:`\Sigma = \frac1n \sum_k \sum_i \gamma_{ik}(x_i-\mu_k)(x_i-\mu_k)^\top + \varepsilon I`;
     * ``diag``: the diagonal of the ``full`` update, feature by feature;
@@ -294,6 +363,20 @@ def m_step(X, resp, covariance_type="full", reg_covar=1e-6):
     scikit-learn does, so the covariances stay positive definite when a
     component collapses onto a few points.  As in scikit-learn, ``10 * eps`` is
     added to each :math:`n_k` before dividing.
+
+    **An empty component** (:math:`n_k = 0`, e.g. more components than distinct
+    points) is kept alive exactly as scikit-learn keeps it: its count is floored
+    at ``10 * eps``, so its weight is ``10 * eps / n`` (about :math:`10^{-15}/n`),
+    its mean :math:`\sum_i \gamma_{ik} x_i / (10\,\mathrm{eps})` is the origin,
+    and its covariance is ``reg_covar`` times the identity (``tied``: the shared
+    covariance).  Why not an error:
+    the fit is well defined (the component carries no weight and changes the
+    log-likelihood by less than :math:`10^{-14}` relative), scikit-learn fits such
+    data (its own tests fit 10 components to two distinct points), and an error's
+    only advice that always works, fewer components, is not always what the
+    reader wants.  With ``reg_covar=0`` that covariance is singular, and
+    :class:`GaussianMixture` raises scikit-learn's "ill-defined empirical
+    covariance" ``ValueError``, whose advice (increase ``reg_covar``) then works.
 
     Book: chapters/04_em_gaussian_mixtures.md, eq. labels ``em-m-step-weights``,
     ``em-m-step-means``, ``em-m-step-cov``.
@@ -314,11 +397,6 @@ def m_step(X, resp, covariance_type="full", reg_covar=1e-6):
     means : ndarray of shape (n_components, n_features)
     covariances : ndarray
         In the layout of ``covariance_type``.
-
-    Raises
-    ------
-    ValueError
-        If a component is empty (:math:`n_k \approx 0`): its update is 0/0.
     """
     covariance_type = check_covariance_type(covariance_type)
     reg_covar = check_positive_scalar(reg_covar, "reg_covar", allow_zero=True)
@@ -327,8 +405,7 @@ def m_step(X, resp, covariance_type="full", reg_covar=1e-6):
     n_samples, n_features = X.shape
 
     counts = resp.sum(axis=0)  # (K,): soft counts n_k
-    _fastpath.check_not_empty(counts)
-    n_k = counts + _fastpath.COUNT_EPS
+    n_k = counts + _fastpath.COUNT_EPS  # an empty component is kept alive (see above)
     weights = n_k / n_samples  # em-m-step-weights
     means = resp.T @ X / n_k[:, None]  # (K, d), em-m-step-means
 
@@ -462,6 +539,11 @@ def sample(n_samples, weights, means, covariances, covariance_type="full", rng=N
     z : ndarray of shape (n_samples,)
         The component each sample was drawn from.
     """
+    if isinstance(n_samples, (int, np.integer)) and not isinstance(n_samples, bool) and n_samples < 1:
+        raise ValueError(  # scikit-learn's wording first
+            f"Invalid value for 'n_samples': {n_samples}. The sampling requires at least one sample "
+            "(n_samples must be an integer >= 1)."
+        )
     n_samples = check_positive_int(n_samples, "n_samples")
     rng = check_rng(rng)
     _, weights, means, cov = _check_parameters(None, weights, means, covariances, covariance_type)
@@ -623,17 +705,17 @@ default='kmeans++'
     ``reg_covar`` is a floor on the covariance's eigenvalues that keeps every
     :math:`\Sigma_k` positive definite.
 
-    **Empty components.**  If a component's soft count
-    :math:`n_k = \sum_i \gamma_{ik}` falls below ``10 * eps`` (about
-    :math:`2 \times 10^{-15}` of one data point) its M-step is 0/0.  This
-    happens when initial means lie far from every point, or when ``X`` has
-    fewer distinct points than components (two seeds on the same point).
-    :meth:`fit` (and :func:`m_step`) then raise a ``ValueError`` that names the
-    component and suggests fewer components, another initialisation or a
-    larger ``reg_covar``.  The component is not silently re-seeded: a re-seed
-    would break EM's monotonicity guarantee and hide the problem.
-    scikit-learn instead keeps such a component alive, with its mean pulled
-    towards the origin.
+    **Empty components.**  A component whose soft count
+    :math:`n_k = \sum_i \gamma_{ik}` is 0 (initial means far from every point,
+    or fewer distinct points than components) is kept alive as scikit-learn
+    keeps it (see :func:`m_step`): weight ``10 * eps / n_samples``, mean at the
+    origin, covariance ``reg_covar`` times the identity.  It carries no weight,
+    so the fit is that of the other components; ``weights_`` shows it (an entry
+    of about 1e-15 / n_samples), and fewer components give the same fit.  It is
+    not re-seeded: a re-seed would break EM's monotonicity.  With
+    ``reg_covar=0`` its covariance is singular and :meth:`fit` raises
+    scikit-learn's "ill-defined empirical covariance" ``ValueError``; a positive
+    ``reg_covar``, as that message advises, fits.
 
     **Threads.**  :meth:`fit` and the scoring methods run with BLAS limited
     to one thread and restore the caller's setting afterwards (scikit-learn's
@@ -728,21 +810,11 @@ default='kmeans++'
             raise ValueError(f"init_params must be one of {_INIT_PARAMS}, got {self.init_params!r}.")
         given = {}
         if self.weights_init is not None:
-            w = check_probability_vector(self.weights_init, "weights_init", allow_zero=False)
-            if w.shape != (n_components,):
-                raise ValueError(
-                    f"weights_init must have shape ({n_components},), one weight per component, "
-                    f"got {w.shape}."
-                )
-            given["weights"] = w
+            given["weights"] = _check_weights_init(self.weights_init, n_components)
         if self.means_init is not None:
-            m = check_data(self.means_init, "means_init")
-            if m.shape != (n_components, n_features):
-                raise ValueError(
-                    f"means_init must have shape ({n_components}, {n_features}) "
-                    f"(n_components, n_features), got {m.shape}."
-                )
-            given["means"] = m
+            _check_init_shape(self.means_init, "means", (n_components, n_features),
+                              "means_init holds one mean per component: (n_components, n_features)")
+            given["means"] = check_data(self.means_init, "means_init")
         if self.covariances_init is not None:
             given["covariances"] = _check_covariances(
                 self.covariances_init, self.covariance_type, n_components, n_features,
@@ -753,10 +825,8 @@ default='kmeans++'
                 raise ValueError(
                     "give covariances_init or precisions_init (its inverse), not both."
                 )
-            precisions = _check_covariances(
-                self.precisions_init, self.covariance_type, n_components, n_features,
-                name="precisions_init",
-            )
+            precisions = _check_precisions_init(self.precisions_init, self.covariance_type,
+                                                n_components, n_features)
             given["covariances"] = _invert(precisions, self.covariance_type)
         if self.init_params == "given" and len(given) < 3:
             missing = [f"{p}_init" for p in ("weights", "means", "covariances") if p not in given]
@@ -838,16 +908,7 @@ default='kmeans++'
         rng = check_rng(self.random_state)
         with _fastpath.one_blas_thread():  # why: "Threads" in the class docstring
             fast = _fastpath.SufficientStatistics(X, self.covariance_type, self.n_components)
-            try:
-                return self._run_em(fast, lambda: self._initial_parameters(fast, given, rng))
-            except NotPositiveDefiniteError as exc:  # scikit-learn's wording first, then lib's
-                raise ValueError(
-                    "Fitting the mixture model failed because some components have ill-defined "
-                    "empirical covariance (for instance caused by singleton or collapsed samples). "
-                    "Try to decrease the number of components, increase reg_covar, or scale the "
-                    f"input data. (reg_covar={self.reg_covar!r}; reg_covar=0 is the unregularised "
-                    f"maximum-likelihood M-step, whose covariances can be singular.) {exc}"
-                ) from None
+            return self._run_em(fast, lambda: self._initial_parameters(fast, given, rng))
 
     def _fit_dask(self, X):
         """EM on a Dask array: one pass over its row chunks per iteration (lib/_dask.py)."""
@@ -859,7 +920,9 @@ default='kmeans++'
         rng = check_rng(self.random_state)
         data = _dask.ChunkedData(X, self.covariance_type, self.n_components)
         with _fastpath.one_blas_thread():
-            self._run_em(data, lambda: data.initial_parameters(self, given, rng), stacklevel=6)
+            self._run_em(data, lambda: data.initial_parameters(self.init_params, self.reg_covar,
+                                                               self.init_sample_size, given, rng),
+                         stacklevel=6)
         self.n_features_in_ = n_features
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
@@ -868,11 +931,25 @@ default='kmeans++'
     def _run_em(self, data, initialise, stacklevel=5):
         """The EM loop: ``n_init`` runs (or a warm start), each to ``tol`` or ``max_iter``; the best kept.
 
-        ``data`` is the in-memory data (:class:`lib._fastpath.SufficientStatistics`)
-        or a Dask array's chunks (:class:`lib._dask.ChunkedData`): both offer
-        ``em_step`` and ``log_likelihood_and_labels``.  ``initialise()`` draws a
+        ``data`` is a statistics backend: the rows in memory
+        (:class:`lib._fastpath.SufficientStatistics`) or a Dask array's chunks
+        (:class:`lib._dask.ChunkedData`), both used only through
+        :func:`lib._fastpath.em_iteration` (E-step and sufficient statistics)
+        and ``final`` (the final log-likelihood).  ``initialise()`` draws a
         starting point.  Returns the labels of the kept run (None on Dask).
         """
+        try:
+            return self._em_loop(data, initialise, stacklevel + 1)
+        except NotPositiveDefiniteError as exc:  # scikit-learn's wording first, then lib's
+            raise ValueError(
+                "Fitting the mixture model failed because some components have ill-defined "
+                "empirical covariance (for instance caused by singleton or collapsed samples). "
+                "Try to decrease the number of components, increase reg_covar, or scale the "
+                f"input data. (reg_covar={self.reg_covar!r}; reg_covar=0 is the unregularised "
+                f"maximum-likelihood M-step, whose covariances can be singular.) {exc}"
+            ) from None
+
+    def _em_loop(self, data, initialise, stacklevel):
         n_samples = data.n_samples
         best = None
         warm = self.warm_start and hasattr(self, "converged_")
@@ -891,7 +968,7 @@ default='kmeans++'
             converged = False
             n_iter = 0
             for n_iter in range(1, self.max_iter + 1):
-                log_lik, theta, hard = data.em_step(theta, self.reg_covar, hard)
+                log_lik, theta, hard = _fastpath.em_iteration(data, theta, self.reg_covar, hard)
                 history.append(log_lik)  # l(theta) before this M-step
                 change = (history[-1] - history[-2]) / n_samples if len(history) > 1 else np.inf
                 if self.verbose >= 2 and n_iter % self.verbose_interval == 0:
@@ -903,7 +980,7 @@ default='kmeans++'
             if self.verbose:
                 print(f"Initialization {'converged' if converged else 'did not converge'} "
                       f"after {n_iter} iterations.")
-            final_log_lik, labels = data.log_likelihood_and_labels(theta)
+            final_log_lik, labels = data.final(theta)
             history = history[1:] if warm else history
             history.append(final_log_lik)
             bound = (history[-2] if len(history) > 1 else history[-1]) / n_samples
@@ -923,7 +1000,7 @@ default='kmeans++'
                 f"(EM stopped at max_iter={self.max_iter} iterations, tol={self.tol}: the mean "
                 "log-likelihood still changed by more than tol; duplicated points can also cause this.)",
                 ConvergenceWarning,
-                stacklevel=stacklevel,  # _set_fitted <- _run_em <- _fit <- fit/fit_predict <- caller
+                stacklevel=stacklevel,  # _set_fitted <- _em_loop <- _run_em <- _fit <- fit/fit_predict <- caller
             )
         self.weights_, self.means_, self.covariances_ = best["theta"]
         self.converged_ = best["converged"]
@@ -1076,7 +1153,8 @@ def map_m_step(X, resp, prior_scale, prior_dof, concentration=1.0):
     The covariance is a weighted average of the maximum-likelihood update
     :math:`S_k / n_k` (weight :math:`n_k`) and the prior's guess
     :math:`\Psi / m` (weight :math:`m = \kappa + d + 1` pseudo-observations).
-    As in :func:`m_step`, ``10 * eps`` is added to each :math:`n_k`.
+    As in :func:`m_step`, ``10 * eps`` is added to each :math:`n_k` (an empty
+    component keeps the prior's covariance :math:`\Psi / (\kappa + d + 1)`).
 
     ``prior_dof`` may be any value with :math:`n_k + \kappa + d + 1 > 0`; the
     prior is then improper when :math:`\kappa \le d - 1`, but the update is still
@@ -1107,8 +1185,8 @@ def map_m_step(X, resp, prior_scale, prior_dof, concentration=1.0):
     Raises
     ------
     ValueError
-        If a component is empty, a denominator :math:`n_k + \kappa + d + 1` is not
-        positive, or an updated covariance is not positive definite.
+        If a denominator :math:`n_k + \kappa + d + 1` is not positive, or an
+        updated covariance is not positive definite.
     """
     X = check_data(X, "X")
     resp = _check_resp(resp, X.shape[0])
@@ -1121,8 +1199,7 @@ def map_m_step(X, resp, prior_scale, prior_dof, concentration=1.0):
     alpha = _check_concentration(concentration, n_components)
 
     counts = resp.sum(axis=0)
-    _fastpath.check_not_empty(counts)
-    n_k = counts + _fastpath.COUNT_EPS
+    n_k = counts + _fastpath.COUNT_EPS  # an empty component is kept alive, as in m_step
     denominators = n_k + kappa + n_features + 1  # n_k + m pseudo-observations
     if np.any(denominators <= 0) or not np.isfinite(kappa):
         raise ValueError(

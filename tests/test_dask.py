@@ -266,3 +266,21 @@ def test_dask_is_an_optional_extra_of_the_package():
     assert not any(dep.startswith(("dask", "distributed")) for dep in project["dependencies"])
     extra = project["optional-dependencies"]["dask"]
     assert any(dep.startswith("dask[array]") for dep in extra) and any(dep.startswith("distributed") for dep in extra)
+
+
+def test_one_em_loop_over_two_backends_that_do_not_import_the_estimator():
+    """Issue 28's layering: the estimator (lib.mixture) above, the loop body lib._fastpath.em_iteration,
+    and the two statistics backends below it with one interface; no backend imports lib.mixture."""
+    import ast
+    from pathlib import Path
+
+    import lib._dask
+    import lib._fastpath
+
+    for module in (lib._dask, lib._fastpath):
+        tree = ast.parse(Path(module.__file__).read_text())
+        imported = {(node.module or "") for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        assert not any(name.split(".")[-1] == "mixture" for name in imported), (module.__name__, imported)
+    for backend in (lib._fastpath.SufficientStatistics, lib._dask.ChunkedData):
+        assert all(callable(getattr(backend, name, None)) for name in ("hard", "e_step", "final"))

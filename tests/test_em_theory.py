@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy import stats
 from scipy.optimize import brentq
 
 from lib import em_theory, mixture
@@ -16,6 +17,16 @@ def _one_d(delta=2.0, n=200, seed=0):
 
 def _ell(x, weights, means, variances):
     return mixture.log_likelihood(x[:, None], weights, means[:, None], variances, "spherical")
+
+
+def _scipy_posterior(x, weights, means, variances):
+    """p(z_i = k | x_i) from scipy's normal densities, shape (n, K)."""
+    joint = weights * stats.norm(means, np.sqrt(variances)).pdf(x[:, None])
+    return joint / joint.sum(axis=1, keepdims=True)
+
+
+def _scipy_ell(x, weights, means, variances):
+    return float(np.sum(np.log(np.sum(weights * stats.norm(means, np.sqrt(variances)).pdf(x[:, None]), axis=1))))
 
 
 def _fixed_point(x, w, m, v, component=0):
@@ -100,7 +111,12 @@ def test_information_against_second_derivative(component):
     down[component] -= h
     second = (_ell(x, w, up, v) - 2 * _ell(x, w, m, v) + _ell(x, w, down, v)) / h**2
     assert np.isclose(info.observed, -second, rtol=1e-5)
-    assert np.isclose(info.observed, info.complete - info.missing, rtol=1e-12)
+    # missing information by enumerating each z_i: the posterior variance of the complete-data score
+    # d/dmu_c ln p(x_i, z_i) = [z_i = c] (x_i - mu_c) / v_c, with the posterior from scipy's densities
+    post = _scipy_posterior(x, w, m, v)  # (n, K)
+    score = (x - m[component]) / v[component]
+    missing = np.sum(post[:, component] * score**2 - (post[:, component] * score) ** 2)
+    assert np.isclose(info.missing, missing, rtol=1e-10)
     assert 0 < info.missing < info.complete
     # complete-data information: minus the expected complete-data Hessian, sum_i gamma_ic / v_c
     resp, _ = mixture.e_step(x[:, None], w, m[:, None], v, "spherical")
@@ -119,8 +135,13 @@ def test_em_rate_is_the_slope_of_the_em_map(delta):
     slope = (em_theory.mean_em_update(x, w, up, v) - em_theory.mean_em_update(x, w, down, v)) / (2 * h)
     assert np.isclose(slope, rate, rtol=1e-5, atol=1e-8)
     assert 0 < rate < 1
-    info = em_theory.mean_information(x, w, m_star, v)
-    assert np.isclose(rate, 1 - info.observed / info.complete, rtol=1e-12)
+    # the missing-information principle with independent parts: the observed information by finite
+    # differences of scipy's log-likelihood, the complete one by enumerating z_i (sum_i gamma_i0 / v_0)
+    h = 1e-4
+    ell = [_scipy_ell(x, w, m_star + np.array([s * h, 0.0]), v) for s in (-1, 0, 1)]
+    observed = -(ell[0] - 2 * ell[1] + ell[2]) / h**2
+    complete = _scipy_posterior(x, w, m_star, v)[:, 0].sum() / v[0]
+    assert np.isclose(rate, 1 - observed / complete, rtol=1e-4)
 
 
 def test_rate_grows_with_overlap():

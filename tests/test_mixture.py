@@ -9,7 +9,7 @@ What is checked, and against what:
   responsibilities are distributions, the lower bound touches the
   log-likelihood after an E-step and lies below it otherwise, the M-step
   maximises F and equals the direct formulas;
-* the worked example of the lecture notes, bad inputs, warnings, sampling,
+* the four-point worked example of chapter 4, bad inputs, warnings, sampling,
   BIC/AIC, and scikit-learn's estimator checks.
 """
 
@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.special
 import scipy.stats
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -64,6 +65,17 @@ def random_parameters(rng, X, n_components, covariance_type, reg_covar=1e-6):
     """Plausible parameters: one M-step from random (Dirichlet) responsibilities."""
     resp = rng.dirichlet(np.ones(n_components), size=X.shape[0])
     return m_step(X, resp, covariance_type, reg_covar)
+
+
+def _by_hand_full(cov, covariance_type, n_components, n_features):
+    """(K, d, d) covariance matrices from any layout, written out here (not lib's conversion)."""
+    if covariance_type == "full":
+        return np.asarray(cov)
+    if covariance_type == "tied":
+        return np.stack([cov] * n_components)
+    if covariance_type == "diag":
+        return np.stack([np.diag(c) for c in cov])
+    return np.stack([c * np.eye(n_features) for c in cov])
 
 
 def sklearn_precisions(covariances, covariance_type):
@@ -330,13 +342,18 @@ def test_lower_bound_touches_the_log_likelihood_after_the_e_step(p):
     ll = log_likelihood(X, *params, ct)
     resp, _ = e_step(X, *params, ct)
     assert lower_bound(X, resp, *params, ct) == pytest.approx(ll, rel=1e-10)
-    assert lower_bound(X, resp, *params, ct) == pytest.approx(
-        expected_complete_log_likelihood(X, resp, *params, ct) + entropy(resp)
-    )
+    # any Q: the bound is ell - sum_i KL(Q_i || posterior_i), both sides from scipy's densities
+    weights, means, cov = params
+    full = _by_hand_full(cov, ct, len(weights), X.shape[1])
+    log_joint = np.column_stack([np.log(weights[k]) + scipy.stats.multivariate_normal(means[k], full[k]).logpdf(X)
+                                 for k in range(len(weights))])
+    log_post = log_joint - scipy.special.logsumexp(log_joint, axis=1, keepdims=True)
     for Q in (
         rng.dirichlet(np.ones(p["n_components"]), size=X.shape[0]),
         np.eye(p["n_components"])[rng.integers(p["n_components"], size=X.shape[0])],  # hard Q
     ):
+        kl = np.sum(scipy.special.rel_entr(Q, np.exp(log_post)))
+        assert lower_bound(X, Q, *params, ct) == pytest.approx(ll - kl, rel=1e-9, abs=1e-9)
         assert lower_bound(X, Q, *params, ct) <= ll + 1e-10 * abs(ll)
 
 
@@ -387,10 +404,82 @@ def test_m_step_closed_forms(p, reg_covar):
     assert_allclose(cov, want[2], rtol=1e-9, atol=1e-10)
 
 
-# ---------------------------------------------------------------- the lecture notes' worked example
+# ---------------------------------------------------------------- structured data (hypothesis)
 
 
-def test_lecture_notes_worked_example():
+@st.composite
+def structured_problems(draw):
+    """Data and parameters with the structure where EM code breaks: d = 1, n = K, duplicated rows,
+    huge offsets, zero weights. Hypothesis draws the values themselves, so it can shrink a failure."""
+    d = draw(st.integers(1, 3))
+    K = draw(st.integers(1, 3))
+    n = draw(st.integers(K, K + 10))
+    distinct = draw(st.integers(1, n))
+    coordinate = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
+    base = np.array(draw(st.lists(st.lists(coordinate, min_size=d, max_size=d), min_size=distinct,
+                                  max_size=distinct)))
+    rows = draw(st.lists(st.integers(0, distinct - 1), min_size=n, max_size=n))
+    offset = draw(st.sampled_from([0.0, 1e3, 1e7]))
+    X = base[rows] + offset
+    raw = np.array(draw(st.lists(st.sampled_from([0.0, 0.2, 1.0, 3.0]), min_size=K, max_size=K)))
+    raw[0] = raw[0] or 1.0  # at least one positive weight
+    weights = raw / raw.sum()
+    means = X[draw(st.lists(st.integers(0, n - 1), min_size=K, max_size=K))] + np.array(
+        draw(st.lists(st.sampled_from([-1.0, 0.0, 0.5]), min_size=d, max_size=d)))
+    ct = draw(st.sampled_from(COVARIANCE_TYPES))
+    scales = np.array(draw(st.lists(st.sampled_from([0.3, 1.0, 4.0]), min_size=K, max_size=K)))
+    cov = {"full": np.stack([s * (np.eye(d) + 0.4 * np.tri(d, k=-1) @ np.tri(d, k=-1).T) for s in scales]),
+           "tied": scales[0] * np.eye(d), "diag": np.outer(scales, np.linspace(1.0, 2.0, d)),
+           "spherical": scales}[ct]
+    return X, weights, means, cov, ct
+
+
+@HYPOTHESIS
+@given(structured_problems())
+def test_e_step_on_structured_data_matches_scipy(problem):
+    X, weights, means, cov, ct = problem
+    resp, log_norm = e_step(X, weights, means, cov, ct)
+    full = _by_hand_full(cov, ct, len(weights), X.shape[1])
+    with np.errstate(divide="ignore"):
+        log_joint = np.column_stack([np.log(weights[k]) + scipy.stats.multivariate_normal(means[k], full[k])
+                                     .logpdf(X).reshape(-1) for k in range(len(weights))])
+    assert_allclose(log_norm, scipy.special.logsumexp(log_joint, axis=1), rtol=1e-9, atol=1e-8)
+    assert_allclose(resp.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.all(resp[:, weights == 0] == 0.0)  # a zero weight gets no responsibility
+    # the fast path (centred at the data's mean, exact route where it would lose digits) agrees
+    fast = estimate_log_prob(X, means, cov, ct)
+    assert_allclose(fast, log_prob(X, means, cov, ct), rtol=1e-9, atol=1e-8)
+
+
+@HYPOTHESIS
+@given(structured_problems(), st.sampled_from([1e-6, 0.1]))
+def test_m_step_on_structured_data(problem, reg_covar):
+    X, weights, means, cov, ct = problem
+    n, d = X.shape
+    resp, _ = e_step(X, weights, means, cov, ct)
+    got = m_step(X, resp, ct, reg_covar)
+    live = resp.sum(axis=0) > 0
+    if ct != "tied":  # tied: the direct formula divides the pooled scatter by n either way
+        want = direct_m_step(X, resp[:, live], ct, reg_covar)  # live.any(): the rows sum to 1
+        assert_allclose(got[1][live], want[1], rtol=1e-9, atol=1e-7)
+        assert_allclose(got[2][live], want[2], rtol=1e-7, atol=1e-7)
+        eps10 = 10 * np.finfo(np.float64).eps
+        assert_allclose(got[0][~live], eps10 / n, rtol=1e-12)  # empty: kept alive, as documented
+        assert np.all(got[1][~live] == 0.0)
+        want_empty = {"full": reg_covar * np.eye(d), "diag": np.full(d, reg_covar), "spherical": reg_covar}[ct]
+        assert_allclose(got[2][~live], np.broadcast_to(want_empty, got[2][~live].shape), rtol=1e-12)
+    # the fast path's statistics give the same M-step
+    fast = _fastpath.SufficientStatistics(X, ct, len(weights))
+    stats, centres = fast.statistics(resp)
+    again = _fastpath.m_step(stats, centres, n, ct, reg_covar)
+    for a, b in zip(again, got, strict=True):
+        assert_allclose(a, b, rtol=1e-9, atol=1e-7)
+
+
+# ---------------------------------------------------------------- the four-point worked example
+
+
+def test_four_point_worked_example():
     """Seed 002: four points, two spherical components; one E-step and one M-step."""
     X = np.array([[-1.5, 0.5], [-1.5, -0.5], [0.0, 0.5], [0.0, -0.5]])
     means = np.array([[-1.5, 0.0], [1.5, 0.0]])
@@ -415,7 +504,7 @@ def test_lecture_notes_worked_example():
     var1 = ((1 - eps) * (np.sum((X[:2] - mu1) ** 2)) + 0.5 * np.sum((X[2:] - mu1) ** 2)) / (2 * n1)
     var2 = (eps * np.sum((X[:2] - mu2) ** 2) + 0.5 * np.sum((X[2:] - mu2) ** 2)) / (2 * n2)
     assert_allclose(new_variances, np.array([var1, var2]) + 1e-12, rtol=1e-12)
-    # the values quoted in the notes, which round eps away
+    # the same values rounded, with eps rounded away
     assert_allclose(new_weights, [0.75, 0.25], atol=1e-6)
     assert_allclose(new_means, [[-1.0, 0.0], [0.0, 0.0]], atol=1e-6)
     assert_allclose(new_variances, [0.375, 0.125], atol=1e-6)
@@ -465,6 +554,35 @@ def test_recovers_separated_clusters(init_params, covariance_type):
     assert sorted(nearest) == [0, 1, 2]  # one component per cluster
     assert_allclose(gm.means_, centres[nearest], atol=0.4)  # 4 standard errors
     assert_allclose(gm.weights_, 1 / 3, atol=0.02)
+
+
+FOUR_SQUARES = np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 10.0], [10.0, 10.0]])
+
+
+def _four_clusters():
+    rng = np.random.default_rng(0)
+    return np.vstack([c + rng.normal(size=(50, 2)) for c in FOUR_SQUARES])
+
+
+@pytest.mark.parametrize("seed", [1, 3, 13])
+def test_n_init_escapes_a_bad_local_optimum(seed):
+    """Four clusters on a square; with these seeds the first start puts two seeds in one cluster and
+    EM converges to a local optimum where one component covers two clusters. More starts find the
+    global optimum, known independently: EM started at the true centres."""
+    X = _four_clusters()
+    true_start = GaussianMixture(4, init_params="given", weights_init=np.full(4, 0.25), means_init=FOUR_SQUARES,
+                                 covariances_init=np.array([np.eye(2)] * 4), tol=1e-8).fit(X)
+    one = GaussianMixture(4, init_params="random_seeds", n_init=1, random_state=seed, tol=1e-8,
+                          max_iter=1000).fit(X)
+    five = GaussianMixture(4, init_params="random_seeds", n_init=5, random_state=seed, tol=1e-8,
+                           max_iter=1000).fit(X)
+    assert one.converged_  # a genuine local optimum, not an unfinished run
+    assert one.lower_bound_ < true_start.lower_bound_ - 0.3  # per sample: far below
+    nearest = np.min(np.linalg.norm(one.means_[:, None] - FOUR_SQUARES[None], axis=2), axis=0)
+    assert nearest.max() > 2.0  # some cluster has no component of its own
+    assert five.lower_bound_ == pytest.approx(true_start.lower_bound_, abs=1e-6)
+    nearest = np.min(np.linalg.norm(five.means_[:, None] - FOUR_SQUARES[None], axis=2), axis=0)
+    assert nearest.max() < 0.5
 
 
 def test_n_init_keeps_the_best():
@@ -541,23 +659,62 @@ def test_collapse_is_held_off_by_reg_covar():
     assert np.all(np.isfinite(gm.log_likelihood_history_))
 
 
-def test_empty_component_raises_a_clear_error():
-    rng = np.random.default_rng(13)
-    X = rng.normal(size=(50, 2))
-    # a component that starts far from every point gets exactly zero responsibility
-    far = GaussianMixture(
-        2, init_params="given", weights_init=[0.5, 0.5],
-        means_init=[[0.0, 0.0], [1e3, 1e3]], covariances_init=np.array([np.eye(2)] * 2),
-    )
-    with pytest.raises(ValueError, match=r"component 1 is empty.*fewer components"):
-        far.fit(X)
-    # fewer distinct points than components: two seeds land on the same point
-    X_dup = np.repeat([[0.0, 0.0], [5.0, 5.0]], 10, axis=0)
-    with pytest.raises(ValueError, match="is empty"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # k-means++ may warn about the duplicates
-        GaussianMixture(3, init_params="random_seeds", random_state=0).fit(X_dup)
-    with pytest.raises(ValueError, match="component 2 is empty"):
-        m_step(X, np.tile([0.5, 0.5, 0.0], (50, 1)), "full")
+def _empty_start(covariance_type, reg_covar):
+    """50 points and two components, the second starting 1e3 away: it gets exactly zero responsibility."""
+    X = np.random.default_rng(13).normal(size=(50, 2))
+    cov = {"full": np.array([np.eye(2)] * 2), "tied": np.eye(2), "diag": np.ones((2, 2)),
+           "spherical": np.ones(2)}[covariance_type]
+    params = (np.array([0.5, 0.5]), np.array([[0.0, 0.0], [1e3, 1e3]]), cov)
+    return X, params
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_an_empty_component_is_kept_alive_as_documented(covariance_type):
+    """m_step's docstring: weight 10 eps / n, mean at the origin, covariance reg_covar * I; the other
+    component is the one-Gaussian fit; and scikit-learn, from the same start, does the same."""
+    X, params = _empty_start(covariance_type, 1e-6)
+    n, d = X.shape
+    gm = run_lib(X, params, covariance_type, max_iter=4, reg_covar=1e-6)
+    sk = run_sklearn(X, params, covariance_type, max_iter=4, reg_covar=1e-6)
+    eps10 = 10 * np.finfo(np.float64).eps
+    assert gm.weights_[1] < 1e-15
+    if covariance_type != "tied":  # tied: the empty component shares the data's covariance, so it
+        # keeps responsibilities of about 1e-17 near the origin; scikit-learn's values are checked below
+        assert gm.weights_[1] == pytest.approx(eps10 / n, rel=1e-12)
+        assert np.array_equal(gm.means_[1], [0.0, 0.0])
+        assert_allclose(gm.means_[0], X.mean(axis=0), rtol=1e-12)
+        scatter = np.cov(X.T, bias=True)
+        want = {"full": [scatter + 1e-6 * np.eye(2), 1e-6 * np.eye(2)],
+                "diag": [np.diag(scatter) + 1e-6, [1e-6, 1e-6]],
+                "spherical": [np.trace(scatter) / 2 + 1e-6, 1e-6]}[covariance_type]
+        assert_allclose(gm.covariances_, want, rtol=1e-10)
+    for ours, theirs in ((gm.weights_, sk.weights_), (gm.means_, sk.means_), (gm.covariances_, sk.covariances_)):
+        assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+    # the pure M-step does the same
+    resp = np.tile([0.5, 0.5, 0.0], (n, 1))
+    weights, means, cov = m_step(X, resp, "full", reg_covar=1e-3)
+    assert weights[2] == pytest.approx(eps10 / n, rel=1e-12)
+    assert np.array_equal(means[2], [0.0, 0.0]) and np.array_equal(cov[2], 1e-3 * np.eye(2))
+
+
+def test_an_empty_component_at_reg_covar_zero_gets_advice_that_works():
+    X, params = _empty_start("full", 0.0)
+    gm = GaussianMixture(2, init_params="given", weights_init=params[0], means_init=params[1],
+                         covariances_init=params[2], reg_covar=0.0)
+    with pytest.raises(ValueError, match=r"ill-defined empirical covariance.*increase reg_covar.*reg_covar=0\.0"):
+        gm.fit(X)
+    gm.set_params(reg_covar=1e-6).fit(X)  # the advice works
+    assert gm.converged_ and gm.weights_[1] < 1e-15
+    # fewer distinct points than components (scikit-learn's test_regularisation, whose last line must fit)
+    X_dup = np.vstack([np.ones((5, 5)), np.zeros((5, 5))])
+    for ct in COVARIANCE_TYPES:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            with pytest.raises(ValueError, match="increase reg_covar"):
+                GaussianMixture(10, covariance_type=ct, reg_covar=0, random_state=0).fit(X_dup)
+            fitted = GaussianMixture(10, covariance_type=ct, reg_covar=1e-6, random_state=0).fit(X_dup)
+        assert np.all(np.isfinite(fitted.log_likelihood_history_))
+        assert np.sum(fitted.weights_ > 1e-12) <= 2  # two distinct points: at most two live components
 
 
 def test_sample_shapes_and_reproducibility():
@@ -582,6 +739,34 @@ def test_sample_shapes_and_reproducibility():
         for k in range(2):
             assert_allclose(Xs[z == k].mean(axis=0), means[k], atol=0.08)
             assert_allclose(np.cov(Xs[z == k].T), full[k], atol=0.1)
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied"])
+def test_sample_covariance_is_sigma_not_a_transposed_factor(covariance_type):
+    """The sample covariance of many draws against Sigma, within 6 standard errors of each entry
+    (Var S_ab = (Sigma_aa Sigma_bb + Sigma_ab^2) / (N - 1) for Gaussian draws); eps @ L instead of
+    eps @ L.T would give L^T L, which the test shows to lie far outside that tolerance."""
+    A = np.array([[2.0, 0.0, 0.0], [1.8, 0.5, 0.0], [-1.0, 0.7, 0.3]])
+    sigma = A @ A.T  # correlated and anisotropic: L^T L differs from L L^T by O(1)
+    cov = np.array([sigma, 0.5 * sigma]) if covariance_type == "full" else sigma
+    means = np.array([[0.0, 0.0, 0.0], [3.0, -1.0, 2.0]])
+    N = 200_000
+    Xs, z = sample(N, np.array([0.5, 0.5]), means, cov, covariance_type, rng=1)
+    for k in range(2):
+        S_true = cov[k] if covariance_type == "full" else cov
+        rows = Xs[z == k]
+        S = np.cov(rows.T)
+        se = np.sqrt((np.outer(np.diag(S_true), np.diag(S_true)) + S_true**2) / (len(rows) - 1))
+        assert np.all(np.abs(S - S_true) < 6 * se), np.max(np.abs(S - S_true) / se)
+        L = np.linalg.cholesky(S_true)
+        assert np.max(np.abs(L.T @ L - S_true) / se) > 100  # the transposed factor is caught for certain
+        assert_allclose(rows.mean(axis=0), means[k], atol=6 * np.sqrt(np.diag(S_true).max() / len(rows)))
+    gm = GaussianMixture(2, covariance_type=covariance_type, random_state=1).fit(Xs[:2000])
+    X_gm, z_gm = gm.sample(N)
+    for k in range(2):
+        S_true = gm.covariances_[k] if covariance_type == "full" else gm.covariances_
+        se = np.sqrt((np.outer(np.diag(S_true), np.diag(S_true)) + S_true**2) / (np.sum(z_gm == k) - 1))
+        assert np.all(np.abs(np.cov(X_gm[z_gm == k].T) - S_true) < 6 * se)
 
 
 def test_predict_before_fit():
@@ -628,9 +813,9 @@ def _fit2(**kwargs):
         (lambda: _fit(init_params="k-means"), ValueError, "init_params must be one of"),
         # initial parameters
         (lambda: _fit2(weights_init=[0.5, 0.6]), ValueError, "weights_init must sum to 1"),
-        (lambda: _fit2(weights_init=[1.0]), ValueError, r"weights_init must have shape \(2,\)"),
+        (lambda: _fit2(weights_init=[1.0]), ValueError, r"should have the shape of \(2,\).*weights_init holds"),
         (lambda: _fit2(weights_init=[1.0, 0.0]), ValueError, "strictly positive"),
-        (lambda: _fit2(means_init=[[0.0] * 3] * 2), ValueError, r"means_init must have shape \(2, 2\)"),
+        (lambda: _fit2(means_init=[[0.0] * 3] * 2), ValueError, r"shape of \(2, 2\), but got \(2, 3\).*means_init"),
         (lambda: _fit2(covariances_init=np.eye(2)), ValueError, r"must have shape \(2, 2, 2\)"),
         (lambda: _fit2(covariances_init=EYES * [[[1]], [[-1]]]), ValueError, "not positive definite"),
         (lambda: _fit2(covariances_init=EYES + [[0, 0.5], [0, 0]]), ValueError, "symmetric"),

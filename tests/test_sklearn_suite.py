@@ -8,13 +8,16 @@ public API are re-exposed here, so pytest runs them as lib's own.  Excluded
 an underscore: ``_estimate_log_gaussian_prob``, ``_compute_precision_cholesky``,
 ``_sufficient_sk_full``, ``_n_parameters``, ...) and of its array-API support.
 
-Every selected case must pass except those in :data:`EXPECTED_FAILURES`, each
-with its reason (scikit-learn's exact error wording).
+Every selected case runs unmodified and must pass, with one exception, listed
+in :data:`RELAXED`: ``test_check_weights`` runs as a copy in which one
+``match`` is changed, because scikit-learn's own message swaps two labels
+(README, "Differences from scikit-learn").  Nothing is marked xfail.
 """
 
 import ast
 import inspect
 import re
+import textwrap
 
 import numpy as np
 import pytest
@@ -22,23 +25,16 @@ from sklearn.mixture.tests import test_gaussian_mixture as _suite
 
 from lib.mixture import GaussianMixture
 
-#: Tests that match scikit-learn's exact error messages; lib words its own
-#: (what was expected, what was received, how to fix it).
-EXPECTED_FAILURES = {
-    "test_check_weights": "matches 'The parameter 'weights' should have the shape of' and "
-    "'should be in the range [0, 1]' / 'should be normalized'; lib says which shape, range or sum it "
-    "expected and how to fix it",
-    "test_check_means": "matches 'The parameter 'means' should have the shape of'; lib names "
-    "means_init and the expected shape",
-    "test_check_precisions": "matches 'The parameter 'full precision' should have the shape of' and "
-    "'should be symmetric, positive-definite'; lib's precisions_init messages are its covariance "
-    "checks' (shape, symmetric, positive definite) worded its own way",
-    "test_regularisation": "with reg_covar=0 on this data a component becomes empty; lib raises its "
-    "documented 'component k is empty ... (0/0)' ValueError (lib does not keep empty components "
-    "alive, see 'Empty components' in GaussianMixture), not scikit-learn's 'ill-defined empirical "
-    "covariance' wording; a singular covariance does get scikit-learn's wording",
-    "test_sample": "matches \"Invalid value for 'n_samples'\"; lib says 'n_samples must be an "
-    "integer >= 1, got 0'",
+#: test name -> (upstream text, replacement, reason): the only edits made to upstream tests.
+RELAXED = {
+    "test_check_weights": (
+        '''f" max value {np.min(weights_bad_range):.5f}, "
+        f"min value {np.max(weights_bad_range):.5f}"''',
+        '''f" min value {np.min(weights_bad_range):.5f}, "
+        f"max value {np.max(weights_bad_range):.5f}"''',
+        "scikit-learn's _check_weights prints the minimum as 'max value' and the maximum as "
+        "'min value'; lib labels them correctly, so the copy expects 'min value {min}, max value {max}'",
+    ),
 }
 
 
@@ -79,15 +75,35 @@ def global_random_seed():
     return 42
 
 
+def _relaxed_copy(name):
+    """The upstream test ``name`` with the one edit of :data:`RELAXED`, in the suite's namespace."""
+    old, new, _ = RELAXED[name]
+    source = textwrap.dedent(inspect.getsource(getattr(_suite, name)))
+    assert source.count(old) == 1, f"upstream {name} changed: re-check RELAXED"
+    namespace = {}
+    exec(compile(source.replace(old, new), f"<{name}, relaxed copy>", "exec"), vars(_suite), namespace)
+    return namespace[name]
+
+
 for _name in SELECTED:
-    _test = getattr(_suite, _name)
-    if _name in EXPECTED_FAILURES:
-        _test = pytest.mark.xfail(reason=EXPECTED_FAILURES[_name], strict=True)(_test)
-    globals()[_name] = _test
+    globals()[_name] = _relaxed_copy(_name) if _name in RELAXED else getattr(_suite, _name)
 
 
 def test_selection_is_the_public_api_tests():
     assert len(SELECTED) >= 25
     assert "test_gaussian_mixture_fit" in SELECTED
     assert "test_suffstat_sk_full" not in SELECTED
-    assert set(EXPECTED_FAILURES) <= set(SELECTED)
+    assert "test_regularisation" in SELECTED and "test_sample" in SELECTED
+    assert set(RELAXED) <= set(SELECTED)
+
+
+def test_the_relaxed_match_is_the_only_difference():
+    """The copy differs from upstream in the labels only: lib's message, by scikit-learn's pattern
+    with the labels swapped back, matches; upstream's exact text does not."""
+    w = np.array([1.2, 1.9])
+    with pytest.raises(ValueError) as info:
+        GaussianMixture(2, weights_init=w).fit(np.random.default_rng(0).normal(size=(20, 2)))
+    message = str(info.value)
+    assert re.search(re.escape(f"should be in the range [0, 1], but got min value {w.min():.5f}, "
+                               f"max value {w.max():.5f}"), message)
+    assert not re.search(re.escape(f"max value {w.min():.5f}, min value {w.max():.5f}"), message)
