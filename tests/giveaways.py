@@ -92,13 +92,114 @@ RE_ROLE_LABEL = re.compile(r"\{eq\}`(?:[^`<]*<)?([^`>]+)>?`")
 
 # ------------------------------------------------------------------ extraction --
 
-def _tools():
-    for path in (ROOT / "tools", ROOT / "_ext"):
-        if str(path) not in sys.path:
-            sys.path.insert(0, str(path))
-    import student  # tools/student.py
+def _listings_module():
+    path = str(ROOT / "_ext")
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    import listings  # _ext/listings.py: Sphinx's literalinclude, as the HTML shows it
 
-    return student
+    return listings
+
+
+def _book_module():
+    path = str(ROOT / "tools")
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    import book  # tools/book.py
+
+    return book
+
+
+def _md_parser():
+    """myst-parser's own markdown-it parser, with the extensions the book enables."""
+    from markdown_it.renderer import RendererHTML
+    from myst_parser.config.main import MdParserConfig
+    from myst_parser.parsers.mdit import create_md_parser
+
+    config = MdParserConfig(enable_extensions={"dollarmath", "amsmath", "colon_fence"}, dmath_allow_labels=True)
+    return create_md_parser(config, RendererHTML)
+
+
+RE_DIRECTIVE_INFO = re.compile(r"^\{(?P<name>[^}\s]+)\}\s*(?P<arg>.*)$")
+RE_OPTION = re.compile(r"^:(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+
+
+def _directive_body(content):
+    """(options, content lines) of a directive body: leading ``:key: value`` lines or a YAML block."""
+    lines = content.split("\n")
+    options = {}
+    if lines and lines[0].strip() == "---":
+        import yaml
+
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+        options = {str(k): "" if v is None else str(v) for k, v in (yaml.safe_load("\n".join(lines[1:end])) or {}).items()}
+        return options, lines[end + 1:]
+    i = 0
+    while i < len(lines) and RE_OPTION.match(lines[i]):
+        match = RE_OPTION.match(lines[i])
+        options[match["key"]] = match["value"] or ""
+        i += 1
+    return options, lines[i:]
+
+
+LITERAL = {"code-block", "code", "sourcecode", "literalinclude", "math", "raw", "list-table", "csv-table"}
+
+
+def parse_blocks(text, parser=None):
+    """MyST Markdown -> blocks (SimpleNamespace: kind, lines, name, arg, options, content, children,
+    label), read with myst-parser's markdown-it parser; directives hold their parsed content."""
+    from types import SimpleNamespace
+
+    parser = parser or _md_parser()
+    lines = text.split("\n")
+    blocks = []
+
+    def block(kind, start, end, **extra):
+        fields = {"name": "", "arg": "", "options": {}, "content": [], "children": [], "label": ""}
+        fields.update(extra)
+        blocks.append(SimpleNamespace(kind=kind, lines=lines[start:end], **fields))
+
+    for tok in parser.parse(text):
+        if tok.level != 0 or tok.nesting < 0 or tok.map is None:
+            continue
+        start, end = tok.map
+        if tok.type in ("fence", "colon_fence"):
+            match = RE_DIRECTIVE_INFO.match(tok.info.strip())
+            if not match:
+                block("fence", start, end)
+                continue
+            options, content = _directive_body(tok.content.rstrip("\n"))
+            name = match["name"]
+            children = [] if name in LITERAL else parse_blocks("\n".join(content), parser)
+            block("directive", start, end, name=name, arg=match["arg"], options=options, content=content,
+                  children=children, label=str(options.get("label") or options.get("name") or "").strip())
+        elif tok.type in ("math_block", "math_block_label"):
+            block("dollarmath", start, end, content=[tok.content.strip("\n")], label=tok.info.strip())
+        elif tok.type == "amsmath":
+            block("amsmath", start, end, content=[tok.content])
+        elif tok.type == "myst_target":
+            block("target", start, end, label=tok.content.strip())
+        elif tok.type not in ("myst_line_comment", "myst_block_break"):
+            block("text", start, end)
+    return blocks
+
+
+def render_block(block):
+    """Markdown for what the reader sees of ``block``: prose as written, listings as fences of the
+    code the HTML shows, display equations between $$."""
+    if block.kind == "dollarmath" or block.kind == "amsmath":
+        return f"$$\n{block.content[0]}\n$$"
+    if block.kind in ("text", "fence", "target"):
+        return "" if block.kind == "target" else "\n".join(block.lines)
+    if block.name == "literalinclude":
+        path = (ROOT / "chapters" / block.arg.strip()).resolve()
+        code = _listings_module().read_listing(path, block.options)
+        return f"```\n{code}\n```"
+    if block.name in ("code-block", "code", "sourcecode"):
+        return "```\n" + "\n".join(block.content) + "\n```"
+    if block.name == "math":
+        return "$$\n" + "\n".join(block.content) + "\n$$"
+    return "\n\n".join(filter(None, (render_block(child) for child in block.children)))
 
 
 def _outputs_text(cell):
@@ -170,12 +271,9 @@ def extract_page(md):
     """What a reader sees on page ``md`` before each exercise, and each exercise's solution (a dict)."""
     import nbformat
 
-    student = _tools()
     md = Path(md).resolve()
-    bk = student.get_book()
-    docname = md.relative_to(ROOT).with_suffix("").as_posix()
-    doc = bk.documents[docname]
-    conv = student.Converter(bk, doc)
+    parser = _md_parser()
+    page = _book_module().read_source(md)  # the cells, with the ids the executed notebook has
     executed = {}
     ipynb = md.with_suffix(".ipynb")
     if ipynb.exists():
@@ -198,8 +296,9 @@ def extract_page(md):
                    "solution_inline": [], "solution_output": "", "check": ""}
         exercises.append(current)
 
-    for kind, cell, cell_blocks in doc.items:
-        if kind == "markdown":
+    for cell in page.cells:
+        if cell.cell_type == "markdown":
+            cell_blocks = parse_blocks(cell.source, parser)
             for block in cell_blocks:
                 if block.kind == "directive" and block.name == "solution-start":
                     solution = block.arg.strip() or (current or {}).get("label")
@@ -235,7 +334,7 @@ def extract_page(md):
                     current["statement"] += "\n".join(block.lines) + "\n"
                 labels = _labels_in(block)
                 sources = _listings_in(block)
-                rendered = "\n\n".join(conv.render_block(block))
+                rendered = render_block(block)
                 for piece_kind, text in _split_rendered(rendered):
                     extra = {}
                     if piece_kind == "listing" and sources:
