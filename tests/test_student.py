@@ -179,12 +179,12 @@ def test_numbers_references_and_citations_are_the_htmls():
     assert text.count("\n# 4.5. Why EM never lowers the likelihood") == 1 and "## 4.5.1. One EM step by hand" in text
     assert "\\tag{4.13}" in text  # equations numbered per chapter, across its pages
     assert "**Figure 4.2.** One EM iteration" in text
-    assert "> **Lemma 4.1 (G is a lower bound).** For every" in text
+    assert "> **Lemma 4.1 (The bound lies below the log-likelihood).** For every" in text
     assert "*Proof.* Fix $i$" in text and "\u220e" in text
     assert "### Exercise 4.5 (A second iteration of the worked example)" in text
     # another page: a link to its HTML, with Sphinx's text; this page: the text only
     assert re.search(r"\[\(4\.12\)\]\(https://[^)\s]+/chapters/04_em_gaussian_mixtures\.html#equation-em-m-step-cov\)", text)
-    assert "Lemma 4.2, $G(Q, \\theta)" in text
+    assert "Lemma 4.1 and (4.15)," in text
     assert "(Dempster *et al.*, 1977)" in text  # citations in parentheses, the works listed at the end
     assert nb.cells[-1].id == "student-references" and "Rubin. Maximum likelihood from incomplete data" in text
     assert "> **Note**\n>\n> The argument" in text
@@ -224,7 +224,7 @@ def test_solutions_removed_starters_and_checks_kept():
         assert cell.source == source[cell.id].source
         assert {k: v for k, v in cell.metadata.items() if k != "exercise"} == dict(source[cell.id].metadata)
     assert [c.metadata.get("exercise") for c in code if "check" in c.metadata.get("tags", [])] == \
-        ["ex-em-second-iteration", "ex-em-lower-bound"]
+        ["ex-em-second-iteration", "ex-em-lower-bound", "ex-em-dempster-q", "ex-em-bernoulli-mixture"]
     assert "Solution to" not in text
     starters = {c.id for c in code if "starter" in c.metadata.get("tags", [])}
     solved = {c.id: c.source for c in key.cells if c.id in starters}
