@@ -2,8 +2,9 @@
 
 ``inspect_page`` loads one page from a local HTTP server in a fresh browser
 context whose only reachable host is 127.0.0.1, waits for MathJax, reads the
-DOM, takes the light and dark screenshots, unfolds every solution, switches
-the theme to dark and reads every content figure's border pixels.  It returns
+DOM, takes the light and dark screenshots, unfolds every solution, audits the
+page with axe-core (light), switches the theme to dark, audits it again and
+reads every content figure's border pixels.  It returns
 a ``PageReport``; the ``problems_*`` functions turn a report into a list of
 human-readable problems, each naming the page.  The tests in
 ``test_book_in_browser.py`` only assert that those lists are empty.
@@ -250,6 +251,13 @@ async () => {
   out.launch = [...document.querySelectorAll('.dropdown-launch-buttons a')].map(a => ({
     href: a.href, title: a.getAttribute('title') || '', text: a.textContent.trim(),
   }));
+  // Mathematics for assistive technology: MathJax's hidden MathML copy of each formula.
+  out.assistiveMml = [...document.querySelectorAll('mjx-container')].filter(c => {
+    const a = c.querySelector(':scope > mjx-assistive-mml');
+    if (!a || !a.querySelector('math') || c.closest('[aria-hidden="true"]')) return false;
+    const st = getComputedStyle(a);
+    return st.display !== 'none' && st.visibility !== 'hidden';
+  }).length;
   out.solutions = [...document.querySelectorAll('div.solution')].map(s => ({
     id: s.id, dropdown: s.classList.contains('dropdown'),
     title: (s.querySelector('.admonition-title') || {textContent: ''}).textContent.trim().replace(/\s+/g, ' '),
@@ -311,6 +319,7 @@ class PageReport:
     launch_menu_opened: bool | None = None
     dark: dict = dataclasses.field(default_factory=dict)
     figure_borders: list[dict] = dataclasses.field(default_factory=list)
+    axe: dict = dataclasses.field(default_factory=dict)  # mode -> axe-core violations (or {"error": ...})
     screenshots: list[Path] = dataclasses.field(default_factory=list)
     seconds: float = 0.0
 
@@ -368,7 +377,9 @@ def inspect_page(browser, server: BookServer, docname: str, shots: Path) -> Page
 
         _check_launch_menu(page, report)
         _unfold_solutions(page, report)
+        report.axe["light"] = run_axe(page)  # solutions unfolded: their content is audited too
         _switch_to_dark(page, report)
+        report.axe["dark"] = run_axe(page)
         page.evaluate("() => window.scrollTo(0, 0)")
         dark = shots / f"{stem}-dark.png"
         page.screenshot(path=str(dark), animations="disabled", caret="hide")
@@ -380,6 +391,39 @@ def inspect_page(browser, server: BookServer, docname: str, shots: Path) -> Page
         context.close()
         report.seconds = time.perf_counter() - start
     return report
+
+
+# --------------------------------------------------------------------------- accessibility audit
+
+# WCAG 2.0 and 2.1, levels A and AA: every axe-core rule with one of these tags,
+# including the rules axe marks experimental (label-content-name-mismatch, td-has-header).
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+@functools.lru_cache(maxsize=1)
+def axe_script() -> str:
+    """axe-core's script, as bundled by the PyPI package axe-playwright-python."""
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    return AXE_SCRIPT
+
+
+def run_axe(page) -> list[dict] | dict:
+    """axe-core's WCAG 2.0/2.1 A and AA violations on the page as it is now."""
+    try:
+        script = axe_script()
+    except ImportError:
+        return {"error": "the accessibility audit needs `axe-playwright-python`: pip install -r requirements.txt"}
+    page.evaluate(script)
+    return page.evaluate(
+        r"""(tags) => axe.run(document, {
+             runOnly: {type: 'rule', values: axe.getRules(tags).map(r => r.ruleId)},
+             resultTypes: ['violations'],
+           }).then(r => r.violations.map(v => ({
+             id: v.id, impact: v.impact, help: v.help, version: r.testEngine.version,
+             nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 160),
+                                       summary: (n.failureSummary || '').replace(/\s+/g, ' ').slice(0, 240)})),
+           })))""", AXE_TAGS)
 
 
 def _check_launch_menu(page, report: PageReport):
@@ -609,6 +653,32 @@ def launch_targets(report: PageReport, repo: Path) -> tuple[list[LaunchTarget], 
     if targets and report.launch_menu_opened is False:
         out.append(f"{name}: the launch menu (rocket button) does not open on click")
     return targets, out
+
+
+def problems_accessibility(report: PageReport, mode: str) -> list[str]:
+    """One line per element that violates an axe-core WCAG 2.0/2.1 A/AA rule: rule, impact, selector."""
+    out = problems_crash(report)
+    if report.crash:
+        return out
+    found = report.axe.get(mode)
+    if found is None:
+        return out + [f"{report.docname} ({mode}): the accessibility audit did not run"]
+    if isinstance(found, dict):
+        return out + [f"{report.docname} ({mode}): {found['error']}"]
+    for v in found:
+        for node in v["nodes"]:
+            out.append(f"{report.docname} ({mode}): {v['id']} [{v['impact']}] at {node['target']}: {v['help']}. "
+                       f"{node['summary']} -- {node['html']}")
+    return out
+
+
+def problems_assistive_math(report: PageReport) -> list[str]:
+    out = problems_crash(report)
+    d = report.dom
+    if d and d.get("containers") and d.get("assistiveMml", 0) != d["containers"]:
+        out.append(f"{report.docname}: {d['containers'] - d.get('assistiveMml', 0)} of {d['containers']} formulas have "
+                   "no assistive MathML (<mjx-assistive-mml><math>) for screen readers (mathjax3_config in _config.yml)")
+    return out
 
 
 def problems_dark_mode(report: PageReport) -> list[str]:
