@@ -18,7 +18,12 @@
 //   aria-deprecated-role, aria-required-children): the entries become list items;
 // * a Markdown table whose top-left header cell is empty has row labels in its
 //   first column, which then have no header (axe: td-has-header): those cells
-//   become row headers (<th scope="row">), the header cells column headers.
+//   become row headers (<th scope="row">), the header cells column headers;
+// * the theme gives a scrollable code block or table a Tab stop (so that the
+//   keyboard can scroll it) only when the page loads: a block inside a folded
+//   solution is not scrollable then, and stays out of the Tab order once
+//   unfolded (axe: scrollable-region-focusable).  The Tab stops are updated
+//   whenever such a block changes size or a box is folded or unfolded.
 //
 // The script is idempotent and only touches the elements named above.
 (function () {
@@ -90,12 +95,42 @@
     });
   }
 
+  // The theme's own list (pydata-sphinx-theme, addTabStopsToScrollableElements).
+  var SCROLLABLE = ["pre", ".nboutput > .output_area", ".cell_output > .output",
+                    ".jp-RenderedHTMLCommon", ".pst-scrollable-table-container"].join(", ");
+
+  function updateTabStops() {
+    document.querySelectorAll(SCROLLABLE).forEach(function (el) {
+      var scrolls = el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight;
+      var want = scrolls ? 0 : -1;
+      if (el.tabIndex !== want) el.tabIndex = want;
+    });
+  }
+
+  function watchScrollables() {
+    if (watchScrollables.done) return;
+    watchScrollables.done = true;
+    if (window.ResizeObserver) {
+      var observer = new ResizeObserver(updateTabStops);
+      document.querySelectorAll(SCROLLABLE).forEach(function (el) { observer.observe(el); });
+    }
+    // A click on a fold toggle has already (un)folded its box when it reaches the document.
+    document.addEventListener("click", function (event) {
+      if (!event.target.closest || !event.target.closest(".toggle-button, .admonition-title, summary")) return;
+      updateTabStops();
+      setTimeout(updateTabStops, 400);
+    });
+    document.addEventListener("transitionend", updateTabStops);
+  }
+
   function repair() {
     nameSidebarToggles();
     nameSearchButtons();
     nameThemeSwitch();
     fixBibliography();
     markRowHeaders();
+    watchScrollables();
+    updateTabStops();
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", repair);

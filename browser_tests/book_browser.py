@@ -255,8 +255,8 @@ async () => {
   out.assistiveMml = [...document.querySelectorAll('mjx-container')].filter(c => {
     const a = c.querySelector(':scope > mjx-assistive-mml');
     if (!a || !a.querySelector('math') || c.closest('[aria-hidden="true"]')) return false;
-    const st = getComputedStyle(a);
-    return st.display !== 'none' && st.visibility !== 'hidden';
+    // (visibility is not asked: a formula in a folded solution inherits "hidden" until unfolded)
+    return getComputedStyle(a).display !== 'none';
   }).length;
   out.solutions = [...document.querySelectorAll('div.solution')].map(s => ({
     id: s.id, dropdown: s.classList.contains('dropdown'),
@@ -320,6 +320,8 @@ class PageReport:
     dark: dict = dataclasses.field(default_factory=dict)
     figure_borders: list[dict] = dataclasses.field(default_factory=list)
     axe: dict = dataclasses.field(default_factory=dict)  # mode -> axe-core violations (or {"error": ...})
+    auditing: bool = False  # axe-core is running: its own requests are not the page's
+    axe_seconds: float = 0.0
     screenshots: list[Path] = dataclasses.field(default_factory=list)
     seconds: float = 0.0
 
@@ -348,12 +350,13 @@ def inspect_page(browser, server: BookServer, docname: str, shots: Path) -> Page
 
     context.route("**/*", route)
     page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and report.console_errors.append(
+    page.on("console", lambda m: m.type == "error" and not report.auditing and report.console_errors.append(
         f"console error: {m.text} ({m.location.get('url', '')}:{m.location.get('lineNumber', '')})"))
     page.on("pageerror", lambda e: report.console_errors.append(f"uncaught exception: {e}"))
-    page.on("requestfailed", lambda r: r.url.startswith(server.origin) and report.failed_requests.append(
-        f"{r.url} ({r.failure})"))
-    page.on("response", lambda r: r.status >= 400 and report.failed_requests.append(f"{r.url} (HTTP {r.status})"))
+    page.on("requestfailed", lambda r: r.url.startswith(server.origin) and not report.auditing
+            and report.failed_requests.append(f"{r.url} ({r.failure})"))
+    page.on("response", lambda r: r.status >= 400 and not report.auditing
+            and report.failed_requests.append(f"{r.url} (HTTP {r.status})"))
     try:
         page.goto(report.url, wait_until="load")
         report.final_url = page.url
@@ -377,9 +380,9 @@ def inspect_page(browser, server: BookServer, docname: str, shots: Path) -> Page
 
         _check_launch_menu(page, report)
         _unfold_solutions(page, report)
-        report.axe["light"] = run_axe(page)  # solutions unfolded: their content is audited too
+        report.axe["light"] = run_axe(page, report)  # solutions unfolded: their content is audited too
         _switch_to_dark(page, report)
-        report.axe["dark"] = run_axe(page)
+        report.axe["dark"] = run_axe(page, report)
         page.evaluate("() => window.scrollTo(0, 0)")
         dark = shots / f"{stem}-dark.png"
         page.screenshot(path=str(dark), animations="disabled", caret="hide")
@@ -408,13 +411,32 @@ def axe_script() -> str:
     return AXE_SCRIPT
 
 
-def run_axe(page) -> list[dict] | dict:
-    """axe-core's WCAG 2.0/2.1 A and AA violations on the page as it is now."""
+def run_axe(page, report: PageReport | None = None) -> list[dict] | dict:
+    """axe-core's WCAG 2.0/2.1 A and AA violations on the page as it is now.
+
+    While axe runs, ``report.auditing`` is set: axe re-fetches the page's style
+    sheets to read their media queries and resolves the theme's
+    ``@import "../basic.css"`` against the page instead of the sheet (a 404 of
+    axe's own, not a request of the page).
+    """
     try:
         script = axe_script()
     except ImportError:
         return {"error": "the accessibility audit needs `axe-playwright-python`: pip install -r requirements.txt"}
-    page.evaluate(script)
+    if report is not None:
+        report.auditing = True
+    start = time.perf_counter()
+    try:
+        page.evaluate(script)
+        return _run_axe_rules(page)
+    finally:
+        if report is not None:
+            page.wait_for_timeout(50)  # late console messages of axe's requests
+            report.auditing = False
+            report.axe_seconds += time.perf_counter() - start
+
+
+def _run_axe_rules(page) -> list[dict]:
     return page.evaluate(
         r"""(tags) => axe.run(document, {
              runOnly: {type: 'rule', values: axe.getRules(tags).map(r => r.ruleId)},
