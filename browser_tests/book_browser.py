@@ -266,6 +266,52 @@ async () => {
 }
 """
 
+# Document order (what remains with styles off) against the order on screen: the
+# article's headings, paragraphs, figures and boxes must come top to bottom, and
+# heading levels must not skip a level going down.
+_JS_READING_ORDER = r"""
+() => {
+  const out = {problems: []};
+  const focusables = [...document.querySelectorAll('a[href], button, summary, input, select, [tabindex]')]
+    .filter(e => e.tabIndex >= 0);
+  const first = focusables[0];
+  out.firstFocusable = first ? (first.textContent || '').trim().slice(0, 60) : null;
+  out.skipTarget = first && first.getAttribute('href');
+  const main = document.querySelector('main');
+  const article = document.querySelector('main article') || main;
+  if (!article) { out.problems.push('no <main> element'); return out; }
+  // The theme's print header (.onlyprint: the title and the page's contents, shown
+  // with styles off too) comes before the article, as on a printed page.
+  const h1 = [...document.querySelectorAll('h1')].filter(h => !h.closest('.onlyprint'));
+  if (h1.length !== 1) out.problems.push(`${h1.length} <h1> elements (expected one, the page title)`);
+  else if (!article.contains(h1[0])) out.problems.push('the page title (h1) is not inside the article');
+  // Everything before the article in document order is navigation, not content.
+  const beforeMain = [...document.querySelectorAll('p, h2, h3, h4, figure, table')]
+    .filter(e => !main.contains(e) && (main.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_PRECEDING)
+                 && !e.closest('nav, header, .bd-sidebar-primary, .bd-sidebar-secondary, [role=navigation], dialog, .search-button__wrapper, .bd-header-announcement'));
+  if (beforeMain.length) out.problems.push(`${beforeMain.length} content blocks before <main> in document order, e.g. ${beforeMain[0].outerHTML.slice(0, 80)}`);
+  let level = 0;
+  for (const h of article.querySelectorAll('h1, h2, h3, h4, h5, h6')) {
+    const l = +h.tagName[1];
+    if (level && l > level + 1) out.problems.push(`heading level jumps from h${level} to h${l} at ${h.textContent.trim().slice(0, 60)}`);
+    level = l;
+  }
+  const blocks = [...article.querySelectorAll(':scope section > h1, :scope section > h2, :scope section > h3, :scope section > h4, :scope section > p, :scope section > figure, :scope section > div.admonition, :scope section > div.cell')]
+    .filter(e => e.checkVisibility({visibilityProperty: true, opacityProperty: true}) && e.getBoundingClientRect().height > 0);
+  let prev = null;
+  for (const b of blocks) {
+    const r = b.getBoundingClientRect();
+    const y = r.top + window.scrollY;
+    if (prev && y < prev.y - 2) {
+      out.problems.push(`"${b.textContent.trim().slice(0, 50)}" comes after "${prev.text}" in the document but above it on screen`);
+    }
+    prev = {y, text: b.textContent.trim().slice(0, 50)};
+  }
+  out.blocks = blocks.length;
+  return out;
+}
+"""
+
 # Solution ``i``: is its body (everything but the title) visible?
 _JS_SOLUTION_STATE = r"""
 (i) => {
@@ -320,6 +366,7 @@ class PageReport:
     dark: dict = dataclasses.field(default_factory=dict)
     figure_borders: list[dict] = dataclasses.field(default_factory=list)
     axe: dict = dataclasses.field(default_factory=dict)  # mode -> axe-core violations (or {"error": ...})
+    reading: dict = dataclasses.field(default_factory=dict)
     auditing: bool = False  # axe-core is running: its own requests are not the page's
     axe_seconds: float = 0.0
     screenshots: list[Path] = dataclasses.field(default_factory=list)
@@ -370,6 +417,7 @@ def inspect_page(browser, server: BookServer, docname: str, shots: Path) -> Page
             pass
         page.evaluate("() => document.fonts.ready.then(() => true)")
         report.dom = page.evaluate(_JS_COLLECT)
+        report.reading = page.evaluate(_JS_READING_ORDER)
 
         shots.mkdir(parents=True, exist_ok=True)
         stem = screenshot_stem(docname)
@@ -691,6 +739,20 @@ def problems_accessibility(report: PageReport, mode: str) -> list[str]:
         for node in v["nodes"]:
             out.append(f"{report.docname} ({mode}): {v['id']} [{v['impact']}] at {node['target']}: {v['help']}. "
                        f"{node['summary']} -- {node['html']}")
+    return out
+
+
+def problems_reading_order(report: PageReport) -> list[str]:
+    out = problems_crash(report)
+    if report.crash:
+        return out
+    got, name = report.reading, report.docname
+    out += [f"{name}: {p}" for p in got.get("problems", [])]
+    if not re.search(r"skip", got.get("firstFocusable") or "", re.I) or got.get("skipTarget") != "#main-content":
+        out.append(f"{name}: the first link is {got.get('firstFocusable')!r} -> {got.get('skipTarget')!r}, "
+                   "not a skip link to the main content")
+    if got.get("blocks", 0) < 1:
+        out.append(f"{name}: no content block found in the article")
     return out
 
 

@@ -16,8 +16,6 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 import book_browser as bb
@@ -333,68 +331,7 @@ def test_interactive_figures_announce_their_value(browser, server, page_name):
 # --------------------------------------------------------------------------- reading order
 
 
-# Document order (what remains with styles off) against the order on screen: the
-# article's headings, paragraphs, figures and boxes must come top to bottom, and
-# heading levels must not skip a level going down.
-_JS_READING_ORDER = r"""
-() => {
-  const out = {problems: []};
-  const focusables = [...document.querySelectorAll('a[href], button, summary, input, select, [tabindex]')]
-    .filter(e => e.tabIndex >= 0);
-  const first = focusables[0];
-  out.firstFocusable = first ? (first.textContent || '').trim().slice(0, 60) : null;
-  out.skipTarget = first && first.getAttribute('href');
-  const main = document.querySelector('main');
-  const article = document.querySelector('main article') || main;
-  if (!article) { out.problems.push('no <main> element'); return out; }
-  // The theme's print header (.onlyprint: the title and the page's contents, shown
-  // with styles off too) comes before the article, as on a printed page.
-  const h1 = [...document.querySelectorAll('h1')].filter(h => !h.closest('.onlyprint'));
-  if (h1.length !== 1) out.problems.push(`${h1.length} <h1> elements (expected one, the page title)`);
-  else if (!article.contains(h1[0])) out.problems.push('the page title (h1) is not inside the article');
-  // Everything before the article in document order is navigation, not content.
-  const beforeMain = [...document.querySelectorAll('p, h2, h3, h4, figure, table')]
-    .filter(e => !main.contains(e) && (main.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_PRECEDING)
-                 && !e.closest('nav, header, .bd-sidebar-primary, .bd-sidebar-secondary, [role=navigation], dialog, .search-button__wrapper, .bd-header-announcement'));
-  if (beforeMain.length) out.problems.push(`${beforeMain.length} content blocks before <main> in document order, e.g. ${beforeMain[0].outerHTML.slice(0, 80)}`);
-  let level = 0;
-  for (const h of article.querySelectorAll('h1, h2, h3, h4, h5, h6')) {
-    const l = +h.tagName[1];
-    if (level && l > level + 1) out.problems.push(`heading level jumps from h${level} to h${l} at ${h.textContent.trim().slice(0, 60)}`);
-    level = l;
-  }
-  const blocks = [...article.querySelectorAll(':scope section > h1, :scope section > h2, :scope section > h3, :scope section > h4, :scope section > p, :scope section > figure, :scope section > div.admonition, :scope section > div.cell')]
-    .filter(e => e.checkVisibility({visibilityProperty: true, opacityProperty: true}) && e.getBoundingClientRect().height > 0);
-  let prev = null;
-  for (const b of blocks) {
-    const r = b.getBoundingClientRect();
-    const y = r.top + window.scrollY;
-    if (prev && y < prev.y - 2) {
-      out.problems.push(`"${b.textContent.trim().slice(0, 50)}" comes after "${prev.text}" in the document but above it on screen`);
-    }
-    prev = {y, text: b.textContent.trim().slice(0, 50)};
-  }
-  out.blocks = blocks.length;
-  return out;
-}
-"""
-
-
-@pytest.mark.parametrize("page_name", [KEYBOARD_PAGE, "chapters/references", "chapters/notation"],
-                         ids=lambda d: bb.screenshot_stem(d))
-def test_reading_order_without_styles(browser, server, page_name):
+def test_reading_order_without_styles(visit, docname):
     """With styles off the page reads: skip link, navigation, then the article, its title first, its blocks in
     the order shown on screen, its heading levels in sequence."""
-    docname = page_name
-    context, page = _open(browser, server, docname)
-    try:
-        got = page.evaluate(_JS_READING_ORDER)
-    finally:
-        context.close()
-    problems = [f"{docname}: {p}" for p in got["problems"]]
-    if not re.search(r"skip", got["firstFocusable"] or "", re.I) or got["skipTarget"] not in ("#main-content",):
-        problems.append(f"{docname}: the first link is {got['firstFocusable']!r} -> {got['skipTarget']!r}, "
-                        "not a skip link to the main content")
-    if got.get("blocks", 0) < 1:
-        problems.append(f"{docname}: only {got.get('blocks')} content blocks found in the article")
-    _assert_none(problems)
+    _assert_none(bb.problems_reading_order(visit(docname)))
