@@ -475,6 +475,9 @@ def run_axe(page, report: PageReport | None = None) -> list[dict] | dict:
         report.auditing = True
     start = time.perf_counter()
     try:
+        # A solution just unfolded fades in (0.3 s): mid-fade colours are not the page's.
+        page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')",
+                               timeout=5000)
         page.evaluate(script)
         return _run_axe_rules(page)
     finally:
