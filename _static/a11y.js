@@ -23,7 +23,11 @@
 //   keyboard can scroll it) only when the page loads: a block inside a folded
 //   solution is not scrollable then, and stays out of the Tab order once
 //   unfolded (axe: scrollable-region-focusable).  The Tab stops are updated
-//   whenever such a block changes size or a box is folded or unfolded.
+//   whenever such a block changes size or a box is folded or unfolded;
+// * an interactive figure's slider (lib/interactive.js) has a frame index as
+//   its value: a screen reader would say "2" where the reader sees "n = 20".
+//   Each slider's aria-valuetext is the figure's value text (its <output>),
+//   updated after the renderer has drawn the new frame.
 //
 // The script is idempotent and only touches the elements named above.
 (function () {
@@ -123,12 +127,32 @@
     document.addEventListener("transitionend", updateTabStops);
   }
 
+  function describeSliders() {
+    document.querySelectorAll(".interactive-figure").forEach(function (figure) {
+      if (figure.hasAttribute("data-a11y-sliders")) return;
+      var output = figure.querySelector("output");
+      var sliders = figure.querySelectorAll('input[type="range"][data-control]');
+      if (!output || !sliders.length) return;
+      figure.setAttribute("data-a11y-sliders", "");
+      var update = function () {
+        var text = output.textContent.replace(/\s+/g, " ").trim();
+        sliders.forEach(function (slider) { slider.setAttribute("aria-valuetext", text); });
+      };
+      // The renderer listens on the controls themselves: by the time an event
+      // bubbles up to the figure, the <output> shows the new frame's text.
+      figure.addEventListener("input", update);
+      figure.addEventListener("change", update);
+      update();
+    });
+  }
+
   function repair() {
     nameSidebarToggles();
     nameSearchButtons();
     nameThemeSwitch();
     fixBibliography();
     markRowHeaders();
+    describeSliders();
     watchScrollables();
     updateTabStops();
   }

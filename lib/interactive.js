@@ -141,14 +141,8 @@
         });
       });
       var all = sizes.map(function (_, j) { return j; });
-      var text = spec.text[index(values, all)];
-      output.textContent = text;
+      output.textContent = spec.text[index(values, all)];
       root.dataset.frame = index(values, all);
-      // A slider's value is a frame index (0, 1, ...): a screen reader would say
-      // "2" where the reader sees "n = 20".  It says the frame's text instead.
-      inputs.forEach(function (inp) {
-        if (inp.type === "range") inp.setAttribute("aria-valuetext", text);
-      });
     }
     inputs.forEach(function (inp) { inp.addEventListener("input", render); inp.addEventListener("change", render); });
     render();
