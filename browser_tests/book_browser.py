@@ -2,8 +2,9 @@
 
 ``inspect_page`` loads one page from a local HTTP server in a fresh browser
 context whose only reachable host is 127.0.0.1, waits for MathJax, reads the
-DOM, takes the light and dark screenshots, unfolds every solution, switches
-the theme to dark and reads every content figure's border pixels.  It returns
+DOM, takes the light and dark screenshots, unfolds every solution, audits the
+page with axe-core (light), switches the theme to dark, audits it again and
+reads every content figure's border pixels.  It returns
 a ``PageReport``; the ``problems_*`` functions turn a report into a list of
 human-readable problems, each naming the page.  The tests in
 ``test_book_in_browser.py`` only assert that those lists are empty.
@@ -250,10 +251,63 @@ async () => {
   out.launch = [...document.querySelectorAll('.dropdown-launch-buttons a')].map(a => ({
     href: a.href, title: a.getAttribute('title') || '', text: a.textContent.trim(),
   }));
+  // Mathematics for assistive technology: MathJax's hidden MathML copy of each formula.
+  out.assistiveMml = [...document.querySelectorAll('mjx-container')].filter(c => {
+    const a = c.querySelector(':scope > mjx-assistive-mml');
+    if (!a || !a.querySelector('math') || c.closest('[aria-hidden="true"]')) return false;
+    // (visibility is not asked: a formula in a folded solution inherits "hidden" until unfolded)
+    return getComputedStyle(a).display !== 'none';
+  }).length;
   out.solutions = [...document.querySelectorAll('div.solution')].map(s => ({
     id: s.id, dropdown: s.classList.contains('dropdown'),
     title: (s.querySelector('.admonition-title') || {textContent: ''}).textContent.trim().replace(/\s+/g, ' '),
   }));
+  return out;
+}
+"""
+
+# Document order (what remains with styles off) against the order on screen: the
+# article's headings, paragraphs, figures and boxes must come top to bottom, and
+# heading levels must not skip a level going down.
+_JS_READING_ORDER = r"""
+() => {
+  const out = {problems: []};
+  const focusables = [...document.querySelectorAll('a[href], button, summary, input, select, [tabindex]')]
+    .filter(e => e.tabIndex >= 0);
+  const first = focusables[0];
+  out.firstFocusable = first ? (first.textContent || '').trim().slice(0, 60) : null;
+  out.skipTarget = first && first.getAttribute('href');
+  const main = document.querySelector('main');
+  const article = document.querySelector('main article') || main;
+  if (!article) { out.problems.push('no <main> element'); return out; }
+  // The theme's print header (.onlyprint: the title and the page's contents, shown
+  // with styles off too) comes before the article, as on a printed page.
+  const h1 = [...document.querySelectorAll('h1')].filter(h => !h.closest('.onlyprint'));
+  if (h1.length !== 1) out.problems.push(`${h1.length} <h1> elements (expected one, the page title)`);
+  else if (!article.contains(h1[0])) out.problems.push('the page title (h1) is not inside the article');
+  // Everything before the article in document order is navigation, not content.
+  const beforeMain = [...document.querySelectorAll('p, h2, h3, h4, figure, table')]
+    .filter(e => !main.contains(e) && (main.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_PRECEDING)
+                 && !e.closest('nav, header, .bd-sidebar-primary, .bd-sidebar-secondary, [role=navigation], dialog, .search-button__wrapper, .bd-header-announcement'));
+  if (beforeMain.length) out.problems.push(`${beforeMain.length} content blocks before <main> in document order, e.g. ${beforeMain[0].outerHTML.slice(0, 80)}`);
+  let level = 0;
+  for (const h of article.querySelectorAll('h1, h2, h3, h4, h5, h6')) {
+    const l = +h.tagName[1];
+    if (level && l > level + 1) out.problems.push(`heading level jumps from h${level} to h${l} at ${h.textContent.trim().slice(0, 60)}`);
+    level = l;
+  }
+  const blocks = [...article.querySelectorAll(':scope section > h1, :scope section > h2, :scope section > h3, :scope section > h4, :scope section > p, :scope section > figure, :scope section > div.admonition, :scope section > div.cell')]
+    .filter(e => e.checkVisibility({visibilityProperty: true, opacityProperty: true}) && e.getBoundingClientRect().height > 0);
+  let prev = null;
+  for (const b of blocks) {
+    const r = b.getBoundingClientRect();
+    const y = r.top + window.scrollY;
+    if (prev && y < prev.y - 2) {
+      out.problems.push(`"${b.textContent.trim().slice(0, 50)}" comes after "${prev.text}" in the document but above it on screen`);
+    }
+    prev = {y, text: b.textContent.trim().slice(0, 50)};
+  }
+  out.blocks = blocks.length;
   return out;
 }
 """
@@ -311,6 +365,10 @@ class PageReport:
     launch_menu_opened: bool | None = None
     dark: dict = dataclasses.field(default_factory=dict)
     figure_borders: list[dict] = dataclasses.field(default_factory=list)
+    axe: dict = dataclasses.field(default_factory=dict)  # mode -> axe-core violations (or {"error": ...})
+    reading: dict = dataclasses.field(default_factory=dict)
+    auditing: bool = False  # axe-core is running: its own requests are not the page's
+    axe_seconds: float = 0.0
     screenshots: list[Path] = dataclasses.field(default_factory=list)
     seconds: float = 0.0
 
@@ -339,12 +397,13 @@ def inspect_page(browser, server: BookServer, docname: str, shots: Path) -> Page
 
     context.route("**/*", route)
     page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and report.console_errors.append(
+    page.on("console", lambda m: m.type == "error" and not report.auditing and report.console_errors.append(
         f"console error: {m.text} ({m.location.get('url', '')}:{m.location.get('lineNumber', '')})"))
     page.on("pageerror", lambda e: report.console_errors.append(f"uncaught exception: {e}"))
-    page.on("requestfailed", lambda r: r.url.startswith(server.origin) and report.failed_requests.append(
-        f"{r.url} ({r.failure})"))
-    page.on("response", lambda r: r.status >= 400 and report.failed_requests.append(f"{r.url} (HTTP {r.status})"))
+    page.on("requestfailed", lambda r: r.url.startswith(server.origin) and not report.auditing
+            and report.failed_requests.append(f"{r.url} ({r.failure})"))
+    page.on("response", lambda r: r.status >= 400 and not report.auditing
+            and report.failed_requests.append(f"{r.url} (HTTP {r.status})"))
     try:
         page.goto(report.url, wait_until="load")
         report.final_url = page.url
@@ -358,6 +417,7 @@ def inspect_page(browser, server: BookServer, docname: str, shots: Path) -> Page
             pass
         page.evaluate("() => document.fonts.ready.then(() => true)")
         report.dom = page.evaluate(_JS_COLLECT)
+        report.reading = page.evaluate(_JS_READING_ORDER)
 
         shots.mkdir(parents=True, exist_ok=True)
         stem = screenshot_stem(docname)
@@ -368,7 +428,9 @@ def inspect_page(browser, server: BookServer, docname: str, shots: Path) -> Page
 
         _check_launch_menu(page, report)
         _unfold_solutions(page, report)
+        report.axe["light"] = run_axe(page, report)  # solutions unfolded: their content is audited too
         _switch_to_dark(page, report)
+        report.axe["dark"] = run_axe(page, report)
         page.evaluate("() => window.scrollTo(0, 0)")
         dark = shots / f"{stem}-dark.png"
         page.screenshot(path=str(dark), animations="disabled", caret="hide")
@@ -380,6 +442,61 @@ def inspect_page(browser, server: BookServer, docname: str, shots: Path) -> Page
         context.close()
         report.seconds = time.perf_counter() - start
     return report
+
+
+# --------------------------------------------------------------------------- accessibility audit
+
+# WCAG 2.0 and 2.1, levels A and AA: every axe-core rule with one of these tags,
+# including the rules axe marks experimental (label-content-name-mismatch, td-has-header).
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+@functools.lru_cache(maxsize=1)
+def axe_script() -> str:
+    """axe-core's script, as bundled by the PyPI package axe-playwright-python."""
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    return AXE_SCRIPT
+
+
+def run_axe(page, report: PageReport | None = None) -> list[dict] | dict:
+    """axe-core's WCAG 2.0/2.1 A and AA violations on the page as it is now.
+
+    While axe runs, ``report.auditing`` is set: axe re-fetches the page's style
+    sheets to read their media queries and resolves the theme's
+    ``@import "../basic.css"`` against the page instead of the sheet (a 404 of
+    axe's own, not a request of the page).
+    """
+    try:
+        script = axe_script()
+    except ImportError:
+        return {"error": "the accessibility audit needs `axe-playwright-python`: pip install -r requirements.txt"}
+    if report is not None:
+        report.auditing = True
+    start = time.perf_counter()
+    try:
+        # A solution just unfolded fades in (0.3 s): mid-fade colours are not the page's.
+        page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')",
+                               timeout=5000)
+        page.evaluate(script)
+        return _run_axe_rules(page)
+    finally:
+        if report is not None:
+            page.wait_for_timeout(50)  # late console messages of axe's requests
+            report.auditing = False
+            report.axe_seconds += time.perf_counter() - start
+
+
+def _run_axe_rules(page) -> list[dict]:
+    return page.evaluate(
+        r"""(tags) => axe.run(document, {
+             runOnly: {type: 'rule', values: axe.getRules(tags).map(r => r.ruleId)},
+             resultTypes: ['violations'],
+           }).then(r => r.violations.map(v => ({
+             id: v.id, impact: v.impact, help: v.help, version: r.testEngine.version,
+             nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 160),
+                                       summary: (n.failureSummary || '').replace(/\s+/g, ' ').slice(0, 240)})),
+           })))""", AXE_TAGS)
 
 
 def _check_launch_menu(page, report: PageReport):
@@ -609,6 +726,46 @@ def launch_targets(report: PageReport, repo: Path) -> tuple[list[LaunchTarget], 
     if targets and report.launch_menu_opened is False:
         out.append(f"{name}: the launch menu (rocket button) does not open on click")
     return targets, out
+
+
+def problems_accessibility(report: PageReport, mode: str) -> list[str]:
+    """One line per element that violates an axe-core WCAG 2.0/2.1 A/AA rule: rule, impact, selector."""
+    out = problems_crash(report)
+    if report.crash:
+        return out
+    found = report.axe.get(mode)
+    if found is None:
+        return out + [f"{report.docname} ({mode}): the accessibility audit did not run"]
+    if isinstance(found, dict):
+        return out + [f"{report.docname} ({mode}): {found['error']}"]
+    for v in found:
+        for node in v["nodes"]:
+            out.append(f"{report.docname} ({mode}): {v['id']} [{v['impact']}] at {node['target']}: {v['help']}. "
+                       f"{node['summary']} -- {node['html']}")
+    return out
+
+
+def problems_reading_order(report: PageReport) -> list[str]:
+    out = problems_crash(report)
+    if report.crash:
+        return out
+    got, name = report.reading, report.docname
+    out += [f"{name}: {p}" for p in got.get("problems", [])]
+    if not re.search(r"skip", got.get("firstFocusable") or "", re.I) or got.get("skipTarget") != "#main-content":
+        out.append(f"{name}: the first link is {got.get('firstFocusable')!r} -> {got.get('skipTarget')!r}, "
+                   "not a skip link to the main content")
+    if got.get("blocks", 0) < 1:
+        out.append(f"{name}: no content block found in the article")
+    return out
+
+
+def problems_assistive_math(report: PageReport) -> list[str]:
+    out = problems_crash(report)
+    d = report.dom
+    if d and d.get("containers") and d.get("assistiveMml", 0) != d["containers"]:
+        out.append(f"{report.docname}: {d['containers'] - d.get('assistiveMml', 0)} of {d['containers']} formulas have "
+                   "no assistive MathML (<mjx-assistive-mml><math>) for screen readers (mathjax3_config in _config.yml)")
+    return out
 
 
 def problems_dark_mode(report: PageReport) -> list[str]:

@@ -15,6 +15,7 @@ import pytest
 import book_browser as bb
 
 _TIMINGS: dict[str, float] = {}
+_AXE_TIMINGS: dict[str, float] = {}
 _WIDE: dict[str, list[str]] = {}
 
 
@@ -73,6 +74,7 @@ def visit(browser, server, html_root):
                 pytest.fail(f"{docname}: listed in _toc.yml but {docname}.html was not built")
             cache[docname] = bb.inspect_page(browser, server, docname, shots)
             _TIMINGS[docname] = cache[docname].seconds
+            _AXE_TIMINGS[docname] = cache[docname].axe_seconds
             _WIDE[docname] = bb.wide_equations(cache[docname])
         return cache[docname]
 
@@ -101,3 +103,5 @@ def pytest_terminal_summary(terminalreporter):
         per_page = ", ".join(f"{bb.screenshot_stem(d)} {t:.1f}" for d, t in _TIMINGS.items())
         terminalreporter.write_line(
             f"browser: {len(_TIMINGS)} pages in {total:.1f} s ({per_page}); screenshots in {bb.screenshot_dir()}")
+        terminalreporter.write_line(
+            f"of which the axe-core audits (light and dark): {sum(_AXE_TIMINGS.values()):.1f} s")
