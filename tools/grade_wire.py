@@ -64,7 +64,7 @@ def _count(counter):
 
 def _npy(arr):
     buf = io.BytesIO()
-    np.lib.format.write_array(buf, np.ascontiguousarray(arr), allow_pickle=False)
+    np.lib.format.write_array(buf, np.array(arr, order="C", copy=True), allow_pickle=False)
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
@@ -92,12 +92,36 @@ def _enc(v, depth, counter):
         return {"npscalar": _npy(np.asarray(v))}
     if type(v) in (list, tuple):
         return {type(v).__name__: [_enc(x, depth + 1, counter) for x in v]}
+    if isinstance(v, tuple) and _lib_namedtuple(type(v)):
+        cls = type(v)
+        return {"namedtuple": [f"{cls.__module__}:{cls.__qualname__}", [_enc(x, depth + 1, counter) for x in v]]}
     if type(v) is dict:
         return {"dict": [[_enc(k, depth + 1, counter), _enc(x, depth + 1, counter)] for k, x in v.items()]}
     if type(v) is np.random.Generator and type(v.bit_generator) is np.random.PCG64:
         return {"rng": v.bit_generator.state}
     name = getattr(type(v), "__name__", "object")
     return {"opaque": name if isinstance(name, str) and NAME.fullmatch(name) else "object"}
+
+
+def _lib_namedtuple(cls):
+    """A named tuple defined in the book's ``lib`` (lib.variational.FactorialParams, ...)."""
+    module = getattr(cls, "__module__", "")
+    return (isinstance(module, str) and (module == "lib" or module.startswith("lib."))
+            and issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple))
+
+
+def _namedtuple_class(name):
+    """The class ``module:qualname`` if it is a named tuple of ``lib``, else None (a plain tuple then)."""
+    import importlib
+
+    if not isinstance(name, str) or not re.fullmatch(r"lib(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*", name):
+        return None
+    module, qualname = name.split(":")
+    try:
+        cls = getattr(importlib.import_module(module), qualname)
+    except (ImportError, AttributeError):
+        return None
+    return cls if isinstance(cls, type) and _lib_namedtuple(cls) else None
 
 
 def _read_npy(text):
@@ -165,6 +189,14 @@ def _dec(t, depth, counter, opaque):
             raise WireError("bad sequence")
         items = [_dec(x, depth + 1, counter, opaque) for x in body]
         return items if tag == "list" else tuple(items)
+    if tag == "namedtuple":
+        if type(body) is not list or len(body) != 2 or type(body[1]) is not list:
+            raise WireError("bad named tuple")
+        items = [_dec(x, depth + 1, counter, opaque) for x in body[1]]
+        cls = _namedtuple_class(body[0])
+        if cls is not None and len(items) == len(cls._fields):
+            return cls(*items)
+        return tuple(items)
     if tag == "dict":
         if type(body) is not list:
             raise WireError("bad dict")
