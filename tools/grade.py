@@ -44,7 +44,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 import warnings
@@ -53,8 +52,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 EDITIONS = ROOT / "student"
 TOOLS = Path(__file__).resolve().parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # the grading process judges with this checkout's lib
+for _path in (str(ROOT), str(TOOLS)):  # the grading process judges with this checkout's lib
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
 DEFAULTS = {"cell_timeout": 60, "notebook_timeout": 600, "memory": "2GiB", "file_size": "100MiB",
             "tmp_size": "512MiB", "processes": 64, "max_notebook_size": "20MiB", "grader_memory": "6GiB"}
@@ -81,8 +81,18 @@ def bounded(text, limit=MAX_MESSAGE):
 
 # ------------------------------------------------------------ the editions --
 
+_EDITIONS_CACHE = {}
+
+
 def load_editions(folder=EDITIONS):
     """page -> {"checks": [check cell dicts in order], "exercises": [(label, points)], "nb": notebook}."""
+    key = str(Path(folder).resolve())
+    if key not in _EDITIONS_CACHE:
+        _EDITIONS_CACHE[key] = _load_editions(folder)
+    return _EDITIONS_CACHE[key]
+
+
+def _load_editions(folder):
     import nbformat
 
     editions = {}
@@ -603,7 +613,42 @@ def fingerprint(folder):
     return out
 
 
-def _grade_in_subprocess(submission, args, limits, results_dir, editions):
+def _worker(submission, target, chapter, editions_dir, limits, unsafe):
+    """One submission, in a process forked from the grader's fork server (lib.checks already imported)."""
+    import resource
+    import traceback
+
+    try:
+        os.setsid()  # its own session and process group, killed as one at the time limit
+    except OSError:
+        pass
+    # The grading process reads untrusted files: its own memory is bounded too.
+    resource.setrlimit(resource.RLIMIT_AS, (limits["grader_memory"], resource.RLIM_INFINITY))
+    try:
+        run_one(submission, chapter, editions_dir, limits, target, unsafe=unsafe)
+    except BaseException as exc:  # noqa: BLE001 - reported in the student's row, never a crash of the class
+        try:
+            raw = json.loads(Path(target).read_text())
+        except (OSError, ValueError):
+            raw = {"student": Path(submission).stem, "page": chapter, "exercises": [], "notes": [], "errors": []}
+        where = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        raw.setdefault("notes", []).append(
+            f"The grader could not finish this notebook ({bounded(where, 300)}). Grade 0 for the checks that had "
+            "not reported.")
+        _save(raw, target)
+        os._exit(1)
+
+
+def _pool_context():
+    """A fork server that has imported lib.checks, the editions and the sandbox once for all workers."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["grade_preload"])
+    return ctx
+
+
+def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx):
     """Run one submission in its own process; kill it (and its sandbox) at the notebook time limit."""
     import sandbox
 
@@ -616,27 +661,23 @@ def _grade_in_subprocess(submission, args, limits, results_dir, editions):
         result = _skeleton(student, args.chapter, editions, [_too_large(size, limits)])
         _save(result, target)
         return validated(result, student, editions, args.chapter)
-    cmd = [sys.executable, str(Path(__file__).resolve()), "_one", str(submission), str(target),
-           "--editions", str(args.editions), "--limits", json.dumps(limits)]
-    if args.chapter:
-        cmd += ["--chapter", args.chapter]
-    if args.unsafe_no_sandbox:
-        cmd += ["--unsafe-no-sandbox"]
-    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, cwd="/")
+    import grade as this  # by its module name: the fork server imports it so
+
+    proc = ctx.Process(target=this._worker, args=(str(submission), str(target), args.chapter, str(args.editions),
+                                                  limits, args.unsafe_no_sandbox), daemon=True)
+    proc.start()
     note = None
-    try:
-        _, err = proc.communicate(timeout=limits["notebook_timeout"])
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        err = b""
+    proc.join(limits["notebook_timeout"])
+    if proc.is_alive():
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.kill()
+        proc.join()
         note = (f"The notebook did not finish within {limits['notebook_timeout']} s in all and was stopped. "
                 "Grade 0 for the checks that had not reported.")
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        sandbox.remove_stale_cgroups(proc.pid)
+    sandbox.remove_stale_cgroups(proc.pid)
     try:
         raw = json.loads(target.read_text())
     except (OSError, ValueError):
@@ -647,34 +688,15 @@ def _grade_in_subprocess(submission, args, limits, results_dir, editions):
         for ex in result["exercises"]:
             if ex["status"] == "not run":
                 ex["message"] = f"not run: the notebook was stopped after {limits['notebook_timeout']} s."
-    elif raw is None or proc.returncode != 0:
-        tail = bounded(err.decode(errors="replace")[-300:].strip(), 300)
-        result["notes"].append("The grader could not finish this notebook (its process failed). Grade 0 for the "
-                               f"checks that had not reported; the instructor can see why: {tail}")
+    elif raw is None or proc.exitcode not in (0, 1):
+        result["notes"].append(f"The grader could not finish this notebook (its process ended with code "
+                               f"{proc.exitcode}). Grade 0 for the checks that had not reported.")
     _save(result, target)
     return result
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] == "_one":  # internal: grade one notebook in this process
-        p = argparse.ArgumentParser()
-        p.add_argument("submission")
-        p.add_argument("target")
-        p.add_argument("--editions", type=Path, default=EDITIONS)
-        p.add_argument("--chapter")
-        p.add_argument("--limits")
-        p.add_argument("--unsafe-no-sandbox", action="store_true")
-        a = p.parse_args(argv[1:])
-        limits = json.loads(a.limits)
-        import resource
-
-        # The grading process reads untrusted files: its own memory is bounded too.
-        resource.setrlimit(resource.RLIMIT_AS, (limits["grader_memory"], resource.RLIM_INFINITY))
-        sys.path.insert(0, str(TOOLS))
-        run_one(a.submission, a.chapter, a.editions, limits, a.target, unsafe=a.unsafe_no_sandbox)
-        return 0
-
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("submissions", type=Path, help="folder of .ipynb files, one per student")
     parser.add_argument("--out", type=Path, default=Path("grades"), help="output folder (default: grades)")
@@ -713,7 +735,6 @@ def main(argv=None):
               "cpu_time": args.notebook_timeout, "processes": args.processes, "tmp_size": args.tmp_size,
               "max_notebook_size": args.max_notebook_size, "grader_memory": args.grader_memory,
               "hidden": [str(args.submissions), str(args.out)]}
-    sys.path.insert(0, str(TOOLS))
     import sandbox
 
     problem = sandbox.probe(ROOT, limits)
@@ -740,8 +761,9 @@ def main(argv=None):
     start, done = time.monotonic(), 0
     _progress(0, len(todo), start)
     results = {}
+    ctx = _pool_context()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(_grade_in_subprocess, s, args, limits, results_dir, editions): s for s in todo}
+        futures = {pool.submit(_grade_in_subprocess, s, args, limits, results_dir, editions, ctx): s for s in todo}
         for future in concurrent.futures.as_completed(futures):
             submission = futures[future]
             try:

@@ -1,3 +1,4 @@
+# ruff: noqa: F821 - np, _enc, decode and WireError come from grade_wire.py, which the grader prepends
 """What runs in the student's kernel when the grader asks for an answer (kernel side only).
 
 The grader sends this file's source (after ``grade_wire.py``'s) with every
