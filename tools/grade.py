@@ -406,7 +406,7 @@ def run_check(check, runner):
     except CheckAborted as stop:
         if stop.timed_out:
             return "failed", bounded(stop.reason)
-        return "not run", bounded(f"not run: {stop.reason} during this check (see the note).")
+        return "not run", bounded(f"{stop.reason} during this check (see the note).")
     except InvalidReply as exc:
         return "failed", bounded(str(exc))
     finally:
@@ -485,21 +485,23 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
             ex = result["exercises"][index]
             index += 1
             if runner.dead:
-                ex.update(status="not run", message=f"not run: {runner.dead} before this check (see the note).")
+                ex.update(status="not run", message=f"{runner.dead} before this check (see the note).")
             else:
                 status, message = run_check(check, runner)
                 ex.update(status=status, message=message)
             _save(result, target)
         if runner.dead:
-            result["notes"].append(f"{runner.dead.capitalize()} before the end of the notebook (a call to os._exit, "
-                                   f"memory beyond the limit, a crash, or a loop that ignored the interrupt). The "
-                                   "checks after that point were not run and get 0.")
+            why = "" if "ignored" in runner.dead else (
+                " (a call to os._exit, more memory than the limit for all its processes, or a crash)")
+            result["notes"].append(f"{runner.dead[0].upper()}{runner.dead[1:]} before the end of the notebook{why}. "
+                                   "The checks after that point were not run and get 0.")
         if first_error:
             cid, (name, value) = first_error
             if name == "CellTimeoutError":
                 value = f"it did not finish within {limits['cell_timeout']} s and was interrupted"
-            result["notes"].append(f"A cell of yours (id {cid}) raised {name}: {value}. Cells after it still "
-                                   "ran; fix it so that the notebook runs top to bottom.")
+            after = "" if runner.dead else " Cells after it still ran;"
+            result["notes"].append(f"A cell of yours (id {cid}) raised {name}: {value}.{after} fix it so that the "
+                                   "notebook runs top to bottom.")
     finally:
         if link is not None:
             link.close()
