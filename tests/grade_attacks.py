@@ -154,7 +154,8 @@ found = []
 for pattern in ('/proc/*/root/tmp/.gm/*', '/tmp/**/kernel*.json', '/root/.local/share/jupyter/runtime/*',
                 '/run/user/*/jupyter/*', '/tmp/gm-*'):
     for path in glob.glob(pattern, recursive=True)[:200]:
-        if not path.startswith(('/tmp/.gm/', '/proc/self/', '/proc/1/', f'/proc/{os.getpid()}/')):
+        if not path.startswith(('/tmp/.gm/', '/proc/self/', '/proc/thread-self/', '/proc/1/',
+                                f'/proc/{os.getpid()}/')):
             found.append(path)
 for pid in os.listdir('/proc'):
     if pid.isdigit() and pid not in ('1', str(os.getpid())):
@@ -217,7 +218,7 @@ for folder in ('.', '..', '/tmp', '/var/tmp', '/dev/shm', os.path.expanduser('~'
 
 MEMORY_CHILDREN = f"""\
 import subprocess, sys, time
-code = 'import time; block = bytearray(700 * 2**20); time.sleep(60)'  # zero-filled: resident memory
+code = 'import time; block = b"x" * (900 * 2**20); time.sleep(60)'  # written: resident memory
 children = [subprocess.Popen([sys.executable, '-c', code, '{MARKER}-memory']) for _ in range(3)]
 time.sleep(8)
 raise RuntimeError(f'memory children: {{[p.poll() for p in children]}}')

@@ -173,8 +173,7 @@ def hostile(tmp_path_factory):
 
     before = _digest(subs)
     start = time.monotonic()
-    rows, done = _grade(subs, out, "--cell-timeout", "30", "--notebook-timeout", "300", "--memory", "1GiB",
-                        tmpdir=scratch)
+    rows, done = _grade(subs, out, "--cell-timeout", "30", "--notebook-timeout", "300", tmpdir=scratch)
     return {"rows": rows, "out": out, "subs": subs, "before": before, "stdout": done.stdout,
             "stderr": done.stderr, "scratch": scratch, "seconds": time.monotonic() - start}
 
@@ -298,7 +297,11 @@ def test_attacks_on_the_grade_earn_nothing(hostile, name):
     null messages: the answer is wrong, and it is judged wrong; points are the edition's."""
     row = hostile["rows"][name]
     assert row["ex-bernoulli-mle"] == "0", (name, row, _feedback(hostile["out"], name))
-    assert row["total"] == str(len(_labels(CH2)) - 1) and row["max"] == str(len(_labels(CH2))), row
+    assert row["max"] == str(len(_labels(CH2))), row
+    if name == "rewrite_output":  # a patched json.dumps also garbles the kernel's own messages: it costs it all
+        assert row["total"] == "0", row
+    else:  # the other exercises, solved, are graded as usual
+        assert row["total"] == str(len(_labels(CH2)) - 1), (row, _feedback(hostile["out"], name))
 
 
 def test_statuses_and_messages_are_the_graders(hostile):
@@ -307,7 +310,8 @@ def test_statuses_and_messages_are_the_graders(hostile):
         for ex in result["exercises"]:
             assert ex["status"] in grade.STATUSES and isinstance(ex["message"], str)
             assert len(ex["message"]) <= grade.MAX_MESSAGE
-    assert "null" not in (hostile["out"] / "grades.csv").read_text()
+    for row in hostile["rows"].values():
+        assert not {"null", "None"} & set(row.values()), row
 
 
 def test_the_sandbox_hides_the_class_and_the_machine(hostile):

@@ -132,8 +132,10 @@ def identify(nb, editions, expected=None):
     """(page, problem): which edition the submission is, or why it cannot be graded."""
     # A check cell is recognised by its id and the exercise it checks: ids alone
     # ("cell-036") recur on every page of a chapter.
-    cells = {(getattr(c, "id", None), (c.get("metadata") or {}).get("exercise")) for c in nb.cells}
-    claimed = (nb.metadata.get("genmodels") or {}).get("page")
+    cells = {(c.get("id") if isinstance(c.get("id"), str) else None,
+              ex if isinstance(ex := (c.get("metadata") or {}).get("exercise"), str) else None) for c in nb.cells}
+    meta = nb.metadata.get("genmodels")
+    claimed = meta.get("page") if isinstance(meta, dict) else None
     claimed = claimed if isinstance(claimed, str) else None
 
     def overlap(page):
@@ -172,7 +174,8 @@ def plan(nb, edition):
         if cell.cell_type != "code":
             continue
         cid = cell.get("id") if isinstance(cell.get("id"), str) else ""
-        tags = [t for t in (cell.get("metadata") or {}).get("tags", []) if isinstance(t, str)]
+        tags = (cell.get("metadata") or {}).get("tags", [])
+        tags = [bounded(t, 40) for t in (tags if isinstance(tags, list) else [])[:10] if isinstance(t, str)]
         if cid in pristine or "check" in tags:
             continue
         if cid.startswith("grader-"):
@@ -254,7 +257,7 @@ class KernelRunner:
         """After a time-out: interrupt; if the kernel does not come back (a C loop), kill the sandbox."""
         self.link.interrupt(timeout=2.0)
         msg_id = self.link.send("shell", "kernel_info_request", {})
-        if self.link.reply("shell", msg_id, 5.0) is None:
+        if self.link.reply("shell", msg_id, 10.0) is None:
             self.sandbox.kill()
             self.dead = (f"the kernel ignored the interrupt after {self.limits['cell_timeout']} s (a loop in C "
                          "code?) and was stopped")
@@ -624,6 +627,15 @@ def _worker(submission, target, chapter, editions_dir, limits, unsafe):
         os.setsid()  # its own session and process group, killed as one at the time limit
     except OSError:
         pass
+    parent = os.getppid()
+    try:  # dies with the fork server (which dies with the grader): its sandbox then dies with it
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
     # The grading process reads untrusted files: its own memory is bounded too.
     resource.setrlimit(resource.RLIMIT_AS, (limits["grader_memory"], resource.RLIM_INFINITY))
     try:
