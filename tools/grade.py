@@ -229,6 +229,10 @@ def _exception(error):
     mro = [n for n in (error.get("mro") or [])[:12] if isinstance(n, str)] if isinstance(error.get("mro"), list) else []
     message = bounded(error.get("message"))
     base = next((known[n] for n in [name, *mro] if n in known), Exception)
+    if base is known.get("Delegation") and name == "Delegation":  # its argument is the forbidden function's name
+        dotted = error.get("name")
+        return base(dotted if isinstance(dotted, str) and re.fullmatch(r"[A-Za-z_][\w.]{0,200}", dotted)
+                    else "a forbidden lib function")
     cls = base if base.__name__ == name else _MADE.setdefault(
         (name, base), type(name, (base,), {"__module__": "__main__"}))
     try:

@@ -31,7 +31,10 @@ def _text(value, limit=_MAX_MESSAGE):
 
 def _error(exc):
     names = [getattr(c, "__name__", "Exception") for c in type(exc).__mro__][:12]
-    return {"ok": False, "error": {"type": names[0], "mro": names, "message": _text(exc)}}
+    error = {"type": names[0], "mro": names, "message": _text(exc)}
+    if isinstance(getattr(exc, "name", None), str):  # lib.checks._core.Delegation: the forbidden function
+        error["name"] = _text(exc.name, 200)
+    return {"ok": False, "error": error}
 
 
 def _tripwires(forbid):

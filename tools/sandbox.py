@@ -210,7 +210,9 @@ def bwrap_command(root, tmp_size, info_fd, conn_fd, extra_fds, kernel_argv, hidd
     args = ["bwrap", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox",
-            "--info-fd", str(info_fd)]
+            "--info-fd", str(info_fd),
+            # /tmp first: a checkout, venv or Python that lives under /tmp is bound on top of it
+            "--size", str(tmp_size), "--tmpfs", "/tmp", "--dir", "/tmp/run", "--dir", "/tmp/.gm"]
     for p in _visible_paths(root):
         if os.path.islink(p) and p in SYSTEM_PATHS:
             args += ["--symlink", os.readlink(p), p]
@@ -222,8 +224,7 @@ def bwrap_command(root, tmp_size, info_fd, conn_fd, extra_fds, kernel_argv, hidd
         h = os.path.realpath(h)
         if any(h == b or h.startswith(b.rstrip("/") + "/") for b in bound) and os.path.isdir(h):
             args += ["--tmpfs", h]
-    args += ["--dev", "/dev", "--proc", "/proc", "--size", str(tmp_size), "--tmpfs", "/tmp",
-             "--dir", "/tmp/run", "--dir", "/tmp/.gm",
+    args += ["--dev", "/dev", "--proc", "/proc",
              "--ro-bind-data", str(conn_fd), "/tmp/.gm/kernel.json",
              "--remount-ro", "/", "--chdir", "/tmp/run",
              "--clearenv"]
