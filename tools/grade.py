@@ -288,6 +288,9 @@ class KernelRunner:
 
         if self._lost():
             raise CheckAborted(self.dead, False)
+        if self.deadline and time.monotonic() > self.deadline:
+            raise CheckAborted(f"the check did not finish within {self.limits['cell_timeout']} s: "
+                               "does your code loop forever?", True)
         code = (f"(lambda __gm_ns: (exec({self.agent!r}, __gm_ns), "
                 f"__gm_ns['serve']({json.dumps(request)!r}, get_ipython())))({{'__name__': 'gm_agent'}})")
         left = max(0.5, self.deadline - time.monotonic()) if self.deadline else self.limits["cell_timeout"]

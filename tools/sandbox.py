@@ -2,9 +2,11 @@
 
 Used by ``tools/grade.py``.  A :class:`Sandbox` starts an IPython kernel
 
-* as the unprivileged user ``nobody`` (``setpriv``), in its own user, PID,
-  network, IPC and UTS namespaces (``bwrap``): no network, no view of other
-  processes, and every process it starts dies with it;
+* as user ``nobody`` without any capability, in its own user, PID, network,
+  IPC and UTS namespaces (``bwrap``): no network, no view of other processes,
+  and every process it starts dies with it.  (Run by root, bwrap maps that
+  user to root for file permissions, so files of ``/etc`` that only their
+  owner may read are covered: see :func:`_masks`);
 * on a filesystem that holds only what the kernel needs, read-only: the
   system (``/usr``, ``/etc``, ...), Python and the venv, and the book's
   ``lib`` folder.  Not the book's sources or solutions, not the submissions,
