@@ -43,6 +43,8 @@ test: $(STAMP)
 	# Debian's Chromium and TeX Live, when missing, install in the background while the
 	# first tests run (a new machine saves their ~5 minutes); browser and pdf wait for them.
 	mkdir -p _build
+	# bubblewrap, the grader's sandbox, before the tests that need it (seconds; nothing when present)
+	bash tools/install_sandbox.sh
 	(bash tools/install_browser.sh && bash tools/install_tex.sh) > _build/install.log 2>&1 & echo $$! > _build/install.pid
 	$(VENV)/bin/ruff check .
 	# chapter code within 88 columns: it fits the page in the PDF and the HTML
@@ -106,7 +108,9 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_threads.py
 
 # Grade homework: every .ipynb in SUBMISSIONS (one per student) -> OUT/grades.csv and OUT/feedback/.
-# Extra options (time and memory limits, -j, --chapter, --force): GRADE_ARGS="..." or tools/grade.py --help.
+# Each notebook runs in a sandbox (bubblewrap + cgroups, as root; see README). Relative paths are
+# relative to this folder. Extra options (limits, -j, --chapter, --force, --unsafe-no-sandbox):
+# GRADE_ARGS="..." or tools/grade.py --help.
 OUT ?= grades
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [OUT=folder] [GRADE_ARGS=...]"; exit 2; }

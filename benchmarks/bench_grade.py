@@ -6,8 +6,14 @@ with one exercise wrong.  It is graded with ``tools/grade.py -j N`` and the
 wall-clock time is written to ``benchmarks/results_grade.md`` (quoted in the
 README).  Not part of ``make test``.
 
+``--baseline REV`` also grades the same class with ``tools/grade.py`` as it
+was at git revision REV (for example the last grader without the sandbox),
+right after, on the same machine, and reports both: on a shared machine only
+such a paired ratio says what the sandbox costs.
+
     .venv/bin/python benchmarks/bench_grade.py            # 200 notebooks, -j 2
     .venv/bin/python benchmarks/bench_grade.py --n 20     # a quick look
+    .venv/bin/python benchmarks/bench_grade.py --n 40 --baseline 7851937
 """
 
 import argparse
@@ -38,36 +44,61 @@ def make_class(folder, page, n):
         nbformat.write(nb, Path(folder) / f"student{i:03d}.ipynb")
 
 
+def _time_grader(script, subs, out, jobs):
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, str(script), str(subs), "--out", str(out), "-j", str(jobs)],
+                          capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode:
+        sys.exit(done.stderr)
+    return seconds, done
+
+
+def _load():
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--page", default="05_elbo_variational_em")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results_grade.md")
+    parser.add_argument("--baseline", help="also time tools/grade.py at this git revision, on the same class")
     args = parser.parse_args()
+    baseline = None
     with tempfile.TemporaryDirectory() as tmp:
         subs, out = Path(tmp) / "submissions", Path(tmp) / "grades"
         subs.mkdir()
         make_class(subs, args.page, args.n)
-        start = time.perf_counter()
-        done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out),
-                               "-j", str(args.jobs)], capture_output=True, text=True)
-        seconds = time.perf_counter() - start
-        if done.returncode:
-            sys.exit(done.stderr)
+        load_before = _load()
+        seconds, done = _time_grader(ROOT / "tools" / "grade.py", subs, out, args.jobs)
         rows = (out / "grades.csv").read_text().splitlines()[1:]
+        if args.baseline:
+            old = ROOT / "tools" / "_grade_baseline.py"  # beside grade.py: it finds student/ from there
+            old.write_text(subprocess.run(["git", "show", f"{args.baseline}:tools/grade.py"], cwd=ROOT, check=True,
+                                          capture_output=True, text=True).stdout)
+            try:
+                baseline = _time_grader(old, subs, Path(tmp) / "baseline", args.jobs)[0]
+            finally:
+                old.unlink()
+        load_after = _load()
     lines = [
         "# Grading a class",
         "",
         f"`benchmarks/bench_grade.py` on {platform.machine()}, {os.cpu_count()} cores, "
         f"{time.strftime('%Y-%m-%d')}: {args.n} notebooks of `{args.page}` (a quarter untouched, half "
-        f"solved, a quarter with one wrong answer), `tools/grade.py -j {args.jobs}`.",
+        f"solved, a quarter with one wrong answer), `tools/grade.py -j {args.jobs}` (each kernel in its sandbox).",
         "",
         f"- {len(rows)} notebooks graded in {seconds:.0f} s: {seconds / args.n:.1f} s per notebook, "
         f"{seconds * args.jobs / args.n:.1f} s of one core each (kernel start, the chapter's code, the checks).",
-        "",
-        done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "",
     ]
+    if baseline is not None:
+        lines.append(f"- The same class with `tools/grade.py` of `{args.baseline}` (no sandbox), just after: "
+                     f"{baseline:.0f} s, {baseline / args.n:.1f} s per notebook; the sandboxed grader takes "
+                     f"{seconds / baseline:.2f}x its time.")
+    lines += [f"- Load average (1 min) before and after: {load_before:.1f}, {load_after:.1f}.", "",
+              done.stdout.strip().splitlines()[-2] if done.stdout.strip() else ""]
     args.out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -1,11 +1,17 @@
 """The grader (tools/grade.py) against honest and hostile submissions.
 
 Every submission here lives in a temporary folder and runs under the
-grader's limits (short ones for these tests).  Chapter 2's student edition is
-the usual victim: it runs in a few seconds.  The full-chapter tests grade
-every page with exercises twice, untouched (0, "not implemented yet") and with
-the solutions pasted in (full marks): they are the student edition's
-execution tests.
+grader's limits and sandbox (short limits for these tests).  Chapter 2's
+student edition is the usual victim: it runs in a few seconds.  The attacks
+of issue 23 are real answer cells (tests/grade_attacks.py) in one class graded
+with ``-j 2``: each must earn nothing, harm no classmate, leave nothing behind,
+and let the rest of the class be graded.  The full-chapter tests grade every
+page with exercises twice, untouched (0, "not implemented yet") and with the
+solutions pasted in (full marks): they are the student edition's execution
+tests, and the proof that every check works through the proxies.
+
+Without a sandbox (no bubblewrap, not root) these tests skip on a developer's
+machine and FAIL under CI=true: make test installs bubblewrap first.
 """
 
 import csv
@@ -14,6 +20,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -21,10 +28,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tests"))
 
 import book  # noqa: E402
 import grade  # noqa: E402
+import grade_attacks as attacks  # noqa: E402
+import sandbox  # noqa: E402
 import student  # noqa: E402
+
+_NO_SANDBOX = sandbox.probe(ROOT, {})
+if _NO_SANDBOX:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"the grader's sandbox is not available on this CI machine: {_NO_SANDBOX} "
+                    "(make test runs tools/install_sandbox.sh first; it must succeed)", pytrace=False)
+    pytest.skip(f"no sandbox for the grader here: {_NO_SANDBOX}", allow_module_level=True)
 
 CH2 = "02_maximum_likelihood"
 PAGES = [md.stem for md in book.chapter_sources() if grade.load_editions()[md.stem]["checks"]]
@@ -48,13 +65,25 @@ def _cell(nb, tag, index=0):
     return [c for c in nb.cells if c.cell_type == "code" and tag in c.metadata.get("tags", [])][index]
 
 
-def _grade(folder, out, *extra, tmpdir=None):
+def _grade(folder, out, *extra, tmpdir=None, cwd=None, status=0):
     cmd = [sys.executable, str(ROOT / "tools" / "grade.py"), str(folder), "--out", str(out), "-j", "2", *extra]
     env = None if tmpdir is None else {**os.environ, "TMPDIR": str(tmpdir)}
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
-    assert done.returncode == 0, done.stderr
-    rows = {r["student"]: r for r in csv.DictReader(open(out / "grades.csv"))}
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env, cwd=cwd)
+    assert done.returncode == status, done.stderr
+    rows = {r["student"]: r for r in csv.DictReader(open(Path(cwd or ".") / out / "grades.csv"))}
     return rows, done
+
+
+def _marked_processes():
+    """Processes anywhere on the machine that an attack started (their command line carries the marker)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            if pid.isdigit() and attacks.MARKER.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            pass
+    return found
 
 
 def _feedback(out, name):
@@ -65,14 +94,20 @@ def _digest(folder):
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
 
 
+LOOKS_AROUND = ["vandal", "detached", "connection_files", "forks", "many_files", "memory_children"]
+ON_THE_GRADE = ["patch_close", "rewrite_output", "hook_forges", "meta_path", "stack_walk", "null_message"]
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
-    """One grader run over a class of honest and hostile chapter-2 submissions."""
+    """One grader run (-j 2) over a class of honest and hostile chapter-2 submissions."""
     subs = tmp_path_factory.mktemp("submissions")
     out = tmp_path_factory.mktemp("grades")
+    scratch = tmp_path_factory.mktemp("scratch")
     bern = "ex-bernoulli-mle"
 
     nbformat.write(_solved(CH2), subs / "honest.ipynb")
+    nbformat.write(_solved(CH2), subs / "honest2.ipynb")
     nbformat.write(_edition(CH2), subs / "untouched.ipynb")
 
     nb = _edition(CH2)  # a check cell edited to print a pass
@@ -99,8 +134,7 @@ def hostile(tmp_path_factory):
                                                    "\"passed\", \"message\": \"x\"}\n")]
     nbformat.write(nb, subs / "pasted_outputs.ipynb")
 
-    nb = _solved(CH2)  # another page's notebook claiming to be chapter 2
-    other = _solved("04_em_gaussian_mixtures")
+    other = _solved("04_em_gaussian_mixtures")  # another page's notebook claiming to be chapter 2
     other.metadata["genmodels"]["page"] = CH2
     nbformat.write(other, subs / "renamed_other.ipynb")
 
@@ -112,6 +146,11 @@ def hostile(tmp_path_factory):
         _cell(nb, "starter", index).source = code
         nbformat.write(nb, subs / f"{name}.ipynb")
 
+    def with_first_cell(name, code):  # an extra cell before everything, the solutions kept
+        nb = _solved(CH2)
+        nb.cells.insert(0, nbformat.v4.new_code_cell(code))
+        nbformat.write(nb, subs / f"{name}.ipynb")
+
     with_answer("loops", "def bernoulli_mle(x):\n    while True:\n        pass\n")
     with_answer("sys_exit", "import sys\nsys.exit('bye')\n")
     with_answer("keyboard", "raise KeyboardInterrupt\n")
@@ -121,9 +160,22 @@ def hostile(tmp_path_factory):
                           "open('../escape.txt', 'w').write('hello')\n")
     with_answer("os_exit", "import os\nos._exit(3)\n", index=2)  # the third exercise's starter
 
+    for name in ON_THE_GRADE:  # the first exercise left wrong, the attack in its answer cell
+        with_answer(name, getattr(attacks, name.upper()))
+    with_answer("c_loop", attacks.C_LOOP)
+    for name in LOOKS_AROUND:
+        with_first_cell(name, getattr(attacks, name.upper()).replace(attacks.CHAPTERS, str(ROOT / "chapters")))
+
+    nb = _solved(CH2)  # cell ids of the grader's own namespace
+    _cell(nb, "starter", 0).id = "grader-prelude"
+    _cell(nb, "starter", 1).id = "grader-cell-028"
+    nbformat.write(nb, subs / "id_collision.ipynb")
+
     before = _digest(subs)
-    rows, done = _grade(subs, out, "--cell-timeout", "10", "--notebook-timeout", "300")
-    return {"rows": rows, "out": out, "subs": subs, "before": before, "stdout": done.stdout, "stderr": done.stderr}
+    start = time.monotonic()
+    rows, done = _grade(subs, out, "--cell-timeout", "30", "--notebook-timeout", "300", tmpdir=scratch)
+    return {"rows": rows, "out": out, "subs": subs, "before": before, "stdout": done.stdout,
+            "stderr": done.stderr, "scratch": scratch, "seconds": time.monotonic() - start}
 
 
 def test_honest_submission_full_marks_untouched_zero(hostile):
@@ -160,7 +212,7 @@ def test_unreadable_notebooks_get_zero_and_a_clear_line(hostile, name):
 
 
 @pytest.mark.parametrize("name,reason", [
-    ("loops", "did not finish within 10 s"),
+    ("loops", "did not finish within 30 s"),
     ("sys_exit", "SystemExit"),
     ("keyboard", "KeyboardInterrupt"),
     ("allocates", "MemoryError"),
@@ -214,18 +266,157 @@ def test_rerun_skips_graded_submissions_unless_forced(tmp_path):
     assert (tmp_path / "out" / "results" / "a.json").stat().st_mtime_ns != stamp
 
 
-def test_a_notebook_over_its_time_is_stopped(tmp_path):
+def test_ungradable_notebooks_keep_their_chapter(tmp_path):
+    """Over time, too large or unreadable: 0, a reason, and the chapter with its maximum."""
     subs = tmp_path / "subs"
     subs.mkdir()
     nb = _solved(CH2)
     _cell(nb, "starter").source = "import time\ntime.sleep(30)\n"
     nbformat.write(nb, subs / "slow.ipynb")
+    nb = _solved(CH2)
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * 3_000_000)]
+    nbformat.write(nb, subs / "huge.ipynb")
+    (subs / "corrupt.ipynb").write_text('{"cells": [')
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    rows, _ = _grade(subs, tmp_path / "out", "--notebook-timeout", "8", "--cell-timeout", "60", tmpdir=scratch)
-    assert rows["slow"]["total"] == "0"
-    assert "did not finish within 8 s" in _feedback(tmp_path / "out", "slow")
+    rows, _ = _grade(subs, tmp_path / "out", "--notebook-timeout", "12", "--cell-timeout", "60", "--chapter", CH2,
+                     "--max-notebook-size", "1MiB", tmpdir=scratch)
+    for name in ("slow", "huge", "corrupt"):
+        assert rows[name]["total"] == "0" and rows[name]["chapter"] == CH2, rows[name]
+        assert rows[name]["max"] == str(len(_labels(CH2))), rows[name]
+    assert "did not finish within 12 s" in _feedback(tmp_path / "out", "slow")
+    assert "over the limit of 1 MiB" in _feedback(tmp_path / "out", "huge")
     assert not list(scratch.iterdir()), "the killed run left its working folder behind"
+
+
+# ------------------------------------------------------ issue 23's attacks --
+
+@pytest.mark.parametrize("name", ON_THE_GRADE)
+def test_attacks_on_the_grade_earn_nothing(hostile, name):
+    """Patched numpy/math, rewritten print/json/stdout, forged hook output, a swapped lib, a stack walk,
+    null messages: the answer is wrong, and it is judged wrong; points are the edition's."""
+    row = hostile["rows"][name]
+    assert row["ex-bernoulli-mle"] == "0", (name, row, _feedback(hostile["out"], name))
+    assert row["max"] == str(len(_labels(CH2))), row
+    if name == "rewrite_output":  # a patched json.dumps also garbles the kernel's own messages: it costs it all
+        assert row["total"] == "0", row
+    else:  # the other exercises, solved, are graded as usual
+        assert row["total"] == str(len(_labels(CH2)) - 1), (row, _feedback(hostile["out"], name))
+
+
+def test_statuses_and_messages_are_the_graders(hostile):
+    for path in (hostile["out"] / "results").glob("*.json"):
+        result = json.loads(path.read_text())
+        for ex in result["exercises"]:
+            assert ex["status"] in grade.STATUSES and isinstance(ex["message"], str)
+            assert len(ex["message"]) <= grade.MAX_MESSAGE
+    for row in hostile["rows"].values():
+        assert not {"null", "None"} & set(row.values()), row
+
+
+def test_the_sandbox_hides_the_class_and_the_machine(hostile):
+    out = hostile["out"]
+    assert "vandalised: []" in _feedback(out, "vandal")
+    seen = _feedback(out, "connection_files")
+    assert "kernels: [] network: []" in seen, seen  # no other kernel, no network
+    assert "root:" not in seen and "02_maximum_likelihood.md" not in seen, seen  # no shadow file, no solutions
+    # the attacks that only look around cost their author nothing
+    for name in ("vandal", "connection_files", "many_files"):
+        assert hostile["rows"][name]["total"] == hostile["rows"][name]["max"], (name, _feedback(out, name))
+
+
+def test_nothing_outlives_its_notebook(hostile):
+    """Detached, double-forked, 100 forked and memory-hungry processes all died with their kernel."""
+    assert not _marked_processes()
+    assert "memory children: [" in _feedback(hostile["out"], "memory_children")
+    assert "-9" in _feedback(hostile["out"], "memory_children")  # the memory bound killed at least one
+    # no result, feedback or grade was rewritten after the fact
+    time.sleep(2)
+    for path in hostile["out"].rglob("*"):
+        if path.is_file():
+            assert attacks.MARKER not in path.read_text(errors="replace"), path
+    honest = json.loads((hostile["out"] / "results" / "honest.json").read_text())
+    assert all(ex["status"] == "passed" for ex in honest["exercises"])
+
+
+def test_no_file_written_outside_the_sandbox(hostile):
+    for folder in (hostile["scratch"], Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"), ROOT):
+        if folder.is_dir():
+            assert not [p for p in folder.iterdir() if attacks.MARKER in p.name], folder
+    assert not list(hostile["scratch"].iterdir()), "the grader left its working files behind"
+
+
+def test_a_loop_in_c_is_stopped_and_the_class_goes_on(hostile):
+    row = hostile["rows"]["c_loop"]
+    assert row["total"] == "0" and row["max"] == str(len(_labels(CH2)))
+    assert "ignored the interrupt" in _feedback(hostile["out"], "c_loop")
+    assert hostile["rows"]["honest2"]["total"] == hostile["rows"]["honest2"]["max"]
+
+
+def test_colliding_cell_ids_are_renamed(hostile):
+    row = hostile["rows"]["id_collision"]
+    assert row["total"] == row["max"] == str(len(_labels(CH2))), _feedback(hostile["out"], "id_collision")
+    assert "renamed" in _feedback(hostile["out"], "id_collision")
+
+
+def test_the_grader_says_the_submissions_are_unchanged(hostile):
+    assert _digest(hostile["subs"]) == hostile["before"]
+    assert "submissions folder unchanged" in hostile["stdout"]
+
+
+def test_relative_paths_from_the_command_line_and_make(tmp_path):
+    (tmp_path / "class").mkdir()
+    nbformat.write(_solved(CH2), tmp_path / "class" / "a.ipynb")
+    rows, _ = _grade("class", "grades", cwd=tmp_path)
+    assert rows["a"]["total"] == rows["a"]["max"] == str(len(_labels(CH2)))
+    rel_subs, rel_out = os.path.relpath(tmp_path / "class", ROOT), os.path.relpath(tmp_path / "made", ROOT)
+    done = subprocess.run(["make", "-o", ".venv/.installed", "grade", f"SUBMISSIONS={rel_subs}", f"OUT={rel_out}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows = {r["student"]: r for r in csv.DictReader(open(tmp_path / "made" / "grades.csv"))}
+    assert rows["a"]["total"] == rows["a"]["max"] == str(len(_labels(CH2)))
+
+
+def test_no_sandbox_means_refusal_unless_told(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    nbformat.write(_edition(CH2), subs / "a.ipynb")
+    env = {**os.environ, "PATH": "/nonexistent"}  # no bwrap to be found
+    cmd = [sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(tmp_path / "out")]
+    refused = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    assert refused.returncode == 2 and "--unsafe-no-sandbox" in refused.stderr
+    assert not (tmp_path / "out" / "grades.csv").exists()
+    unsafe = subprocess.run(cmd + ["--unsafe-no-sandbox"], capture_output=True, text=True, timeout=300, env=env)
+    assert unsafe.returncode == 0, unsafe.stderr
+    assert "WARNING" in unsafe.stderr
+    rows = {r["student"]: r for r in csv.DictReader(open(tmp_path / "out" / "grades.csv"))}
+    assert rows["a"]["total"] == "0" and rows["a"]["max"] == str(len(_labels(CH2)))
+    assert "not implemented yet" in _feedback(tmp_path / "out", "a")
+
+
+def test_warnings_and_exceptions_travel_as_data():
+    import numpy as np
+
+    import grade_wire
+
+    value = (np.arange(6.0).reshape(2, 3), np.float32(1.5), [1, "a", None, ...], {"k": (2, 3.5)}, 10**30,
+             np.random.default_rng(4))
+    back = grade_wire.decode(grade_wire.encode(value))
+    assert np.array_equal(back[0], value[0]) and back[0].flags.writeable
+    assert back[1].dtype == np.float32 and back[2] == [1, "a", None, ...] and back[3] == {"k": (2, 3.5)}
+    assert back[4] == 10**30 and back[5].random() == np.random.default_rng(4).random()
+    # object arrays, pickles and oversized or malformed data are refused, not unpickled
+    for bad in ('{"ndarray": "' + grade_wire._npy(np.zeros(2)).replace("A", "B") + '"}', '{"pickle": 1}',
+                "[" * 5000, '{"int": "9' + "9" * 1000 + '"}'):
+        with pytest.raises(grade_wire.WireError):
+            grade_wire.decode(bad)
+    assert type(grade_wire.decode(grade_wire.encode(object()))).__name__ == "object"
+    exc = grade._exception({"type": "MyError", "mro": ["MyError", "ValueError", "Exception"], "message": None})
+    assert isinstance(exc, ValueError) and type(exc).__name__ == "MyError" and str(exc) == ""
+    assert isinstance(grade._exception({"type": "FloatingPointError", "mro": [], "message": "x"}),
+                      FloatingPointError)
+    assert not isinstance(grade._exception({"type": "SystemExit", "mro": ["SystemExit"], "message": ""}),
+                          SystemExit)
 
 
 # ------------------------------------------------ every page of the book --

