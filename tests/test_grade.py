@@ -166,6 +166,11 @@ def hostile(tmp_path_factory):
     for name in LOOKS_AROUND:
         with_first_cell(name, getattr(attacks, name.upper()).replace(attacks.CHAPTERS, str(ROOT / "chapters")))
 
+    # issue 24: an answer that is lib's function, or calls it, earns nothing for that exercise
+    with_answer("calls_lib_alias", "import lib\nbernoulli_mle = lib.mle.bernoulli_mle\n")
+    with_answer("calls_lib_wrapper", "from lib.mle import bernoulli_mle as _theirs\n\n\n"
+                                     "def bernoulli_mle(x):\n    return _theirs(x)\n")
+
     nb = _solved(CH2)  # cell ids of the grader's own namespace
     _cell(nb, "starter", 0).id = "grader-prelude"
     _cell(nb, "starter", 1).id = "grader-cell-028"
@@ -183,6 +188,17 @@ def test_honest_submission_full_marks_untouched_zero(hostile):
     assert rows["honest"]["total"] == rows["honest"]["max"] == str(len(_labels(CH2)))
     assert rows["untouched"]["total"] == "0" and rows["untouched"]["max"] == str(len(_labels(CH2)))
     assert "not implemented yet" in _feedback(hostile["out"], "untouched")
+
+
+@pytest.mark.parametrize("name", ["calls_lib_alias", "calls_lib_wrapper"])
+def test_an_answer_that_delegates_to_lib_earns_nothing_for_it(hostile, name):
+    # In the kernel the alias is called like any answer, so both read "your function calls ...".
+    says = "your function calls `lib.mle.bernoulli_mle`"
+    row = hostile["rows"][name]
+    assert row["ex-bernoulli-mle"] == "0", (name, row)
+    assert row["total"] == str(len(_labels(CH2)) - 1), (name, row)  # the other exercises are solved
+    feedback = _feedback(hostile["out"], name)
+    assert says in feedback and "this exercise asks you to write it" in feedback, feedback
 
 
 @pytest.mark.parametrize("name", ["edited_check", "redefined", "pasted_outputs"])

@@ -34,7 +34,6 @@ from lib.gaussian import full_covariances, log_prob
 from lib.mixture import (
     GaussianMixture,
     e_step,
-    entropy,
     estimate_log_prob,
     expected_complete_log_likelihood,
     log_likelihood,
