@@ -220,7 +220,10 @@ MEMORY_CHILDREN = f"""\
 import subprocess, sys, time
 code = 'import time; block = b"x" * (900 * 2**20); time.sleep(60)'  # written: resident memory
 children = [subprocess.Popen([sys.executable, '-c', code, '{MARKER}-memory']) for _ in range(3)]
-time.sleep(8)
+deadline = time.monotonic() + 20  # a loaded machine starts them slowly: wait for the bound to act
+while time.monotonic() < deadline and all(p.poll() is None for p in children):
+    time.sleep(0.2)
+time.sleep(1)
 raise RuntimeError(f'memory children: {{[p.poll() for p in children]}}')
 """
 
