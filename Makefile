@@ -13,7 +13,7 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test unit nbval nbval-2threads build-check browser pdf pdf-check notebooks student serve clean bench grade test-oldest
+.PHONY: help install book test unit nbval nbval-2threads build-check browser pdf pdf-check notebooks student serve clean bench grade course-key handout test-oldest
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
@@ -23,7 +23,9 @@ help:
 	@echo "make pdf        build the instructor's PDF (solutions inline) into _build/latex/book.pdf"
 	@echo "make serve      serve _build/html on http://127.0.0.1:8000"
 	@echo "make bench      run the benchmarks against scikit-learn"
-	@echo "make grade SUBMISSIONS=dir [OUT=dir]  grade a folder of homework notebooks (see README)"
+	@echo "make grade SUBMISSIONS=dir [KEY=course.key] [OUT=dir]  grade a folder of homework notebooks (see README)"
+	@echo "make course-key KEY=course.key   write a new course key (per-student variants)"
+	@echo "make handout ROSTER=roster.csv KEY=course.key [OUT=handout]  one folder of notebooks per student"
 	@echo "make test-oldest run every student notebook on the oldest supported stack (.venv-oldest; not in make test)"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -111,10 +113,22 @@ bench: $(STAMP)
 # Each notebook runs in a sandbox (bubblewrap + cgroups, as root; see README). Relative paths are
 # relative to this folder. Extra options (limits, -j, --chapter, --force, --unsafe-no-sandbox):
 # GRADE_ARGS="..." or tools/grade.py --help.
+# KEY=course.key judges each student's own variants (tools/variants.py); ROSTER=roster.csv names
+# whose handout a notebook is also for students who handed in nothing.
 OUT ?= grades
 grade: $(STAMP)
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [OUT=folder] [GRADE_ARGS=...]"; exit 2; }
-	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(GRADE_ARGS)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [KEY=course.key] [ROSTER=roster.csv] [OUT=folder] [GRADE_ARGS=...]"; exit 2; }
+	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(GRADE_ARGS)
+
+# Variants (README, "Teaching with this book"): a course key, then one folder of notebooks per
+# student with that student's numbers. OUT defaults to handout/ here.
+course-key:
+	@test -n "$(KEY)" || { echo "usage: make course-key KEY=course.key"; exit 2; }
+	$(PY) tools/variants.py key "$(KEY)"
+
+handout: $(STAMP)
+	@test -n "$(ROSTER)" -a -n "$(KEY)" || { echo "usage: make handout ROSTER=roster.csv KEY=course.key [OUT=handout]"; exit 2; }
+	$(PY) tools/variants.py handout --roster "$(ROSTER)" --key "$(KEY)" --out "$(if $(filter command line environment,$(origin OUT)),$(OUT),handout)"
 
 # Every student notebook, top to bottom, on the oldest stack the README supports
 # (requirements-oldest.txt, like Colab's), in its own venv; lib is installed from the

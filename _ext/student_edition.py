@@ -349,13 +349,19 @@ HOWTO = """
 
 **How to do the exercises.** The solutions are not in this notebook. For each exercise:
 
-1. edit the **starter cell** (the code cell right after the exercise statement): replace \
+1. edit the **starter cell** (the code cell that ends the exercise statement): replace \
 `raise NotImplementedError` (or the `...`) with your code, then run the cell;
 2. run the **check cell** that follows (`lib.checks.<name>(...)`): it prints `[PASSED]` with what was \
 checked, `[NOT YET]` with the first problem it found, or `[TO DO]` while the starter is unchanged;
 3. if you change an earlier cell, run it again before the check.
 
 A check tests your code on a few generated inputs: a pass is good evidence, not a proof."""
+VARIANTS = """
+
+**Your numbers.** An exercise whose answer is a number starts with a **variant cell**, \
+`lib.checks.variant("ex-...", seed=...)`, that prints the numbers to use; its check judges that variant. \
+Seed 0 gives the book's numbers. If your course handed you this notebook, the seed is yours: leave the \
+cell as it is."""
 
 
 def banner(builder, docname, cells):
@@ -367,6 +373,7 @@ def banner(builder, docname, cells):
     else:
         name = f"Chapter {number}, *{title}*" if number else f"*{title}*"
     has_exercises = any("starter" in c.metadata.get("tags", []) for c in cells if c.cell_type == "code")
+    has_variants = any("variant" in c.metadata.get("tags", []) for c in cells if c.cell_type == "code")
     book_title = builder.config.html_title or builder.config.project
     source = "" if title.casefold() == book_title.casefold() else f", from *{book_title}*"
     folded = " and the worked solutions folded away" if has_exercises else ""
@@ -378,7 +385,8 @@ def banner(builder, docname, cells):
         ("Binder", "binderhub_url", f"/v2/gh/{repo}/{builder.branch}?urlpath=tree/{student}")) if launch.get(key)]
     text = (f"**Student edition** of {name}{source}. The book page, with every output{folded}, is "
             f"<{builder.get_target_uri(docname)}>.\n\n" + SETUP
-            + (f" Open this notebook on {' or '.join(links)}." if links else "") + (HOWTO if has_exercises else ""))
+            + (f" Open this notebook on {' or '.join(links)}." if links else "") + (HOWTO if has_exercises else "")
+            + (VARIANTS if has_variants else ""))
     return "\n".join(("> " + line) if line else ">" for line in text.split("\n"))
 
 

@@ -24,6 +24,15 @@ the grader
    (``tools/grade_wire.py``, ``tools/grade_agent.py``).  Nothing the kernel
    prints is read; points come from the student edition only.
 
+With ``--key`` (``make grade SUBMISSIONS=dir KEY=course.key``) the exercises
+that have variants are judged against the student's own numbers: the grader
+recomputes the student's seeds from the key and the student id (and the
+re-rolls beside the key), never reads them from the notebook, and gives 0 to a
+variant exercise whose variant cell holds another seed, naming the student it
+was handed out to (``tools/variants.py``; ``OUT/variants.csv`` lists every
+such pair).  Without ``--key`` every variant exercise is judged at the book's
+variant 0.
+
 It writes ``OUT/grades.csv`` (one row per submission: student, chapter, one
 column per exercise label, total, max), ``OUT/feedback/<student>.md`` and
 ``OUT/results/<student>.json`` (which make a re-run skip that student unless
@@ -436,11 +445,61 @@ def _skeleton(student, page, editions, notes=()):
             "notes": list(notes), "errors": []}
 
 
-def run_one(submission, page_expected, editions_dir, limits, target, unsafe=False):
+VERDICTS = ("own", "other", "book", "changed")  # of a variant cell, as the results record it
+
+
+def variant_decisions(nb, edition, variants):
+    """{exercise: (expected seed, verdict, owner)} for the variant exercises of ``edition``.
+
+    ``variants`` is {"mine": {exercise: seed}, "owners": {exercise: {seed: student}}, "keyed": bool};
+    the notebook's seeds are read from its cells, never run (tools/variants.notebook_seeds).
+    """
+    from lib.checks import _variants
+
+    import variants as handouts
+
+    found = handouts.notebook_seeds(nb)
+    out = {}
+    for check in edition["checks"]:
+        label = check["exercise"]
+        if label not in _variants.registered():
+            continue
+        expected = variants["mine"].get(label, 0)
+        seen = found.get(label, expected if not variants["keyed"] else None)
+        if seen == expected:
+            out[label] = (expected, "own", None)
+        elif seen is not None and seen in variants["owners"].get(label, {}):
+            out[label] = (expected, "other", variants["owners"][label][seen])
+        elif seen == 0:
+            out[label] = (expected, "book", None)
+        else:
+            out[label] = (expected, "changed", None)
+    return out
+
+
+def variant_message(label, verdict, owner, keyed):
+    """What the student reads for a variant exercise graded 0 because of its variant cell."""
+    if verdict == "other":
+        return (f"the variant cell of {label} holds the seed handed out to {owner}, not yours: this notebook's "
+                "numbers are another student's. 0 points for this exercise.")
+    if verdict == "book":
+        return (f"the variant cell of {label} holds seed 0, the book's numbers, not the seed handed out to you. "
+                "0 points for this exercise.")
+    if keyed:
+        return (f"the variant cell of {label} is missing or its seed is not the one handed out to you; keep the "
+                "cell as handed out. 0 points for this exercise.")
+    return (f"the variant cell of {label} holds a seed other than 0, and the grader was run without the course "
+            "key, so it judges the book's numbers (variant 0). 0 points for this exercise.")
+
+
+def run_one(submission, page_expected, editions_dir, limits, target, unsafe=False, variants=None):
     """Grade one submission in this process (a subprocess of the grader); writes and returns its result."""
     import nbformat
 
     import sandbox
+    from lib.checks import _variants
+
+    variants = variants or {"mine": {}, "owners": {}, "keyed": False}
 
     editions = load_editions(editions_dir)
     student = Path(submission).stem
@@ -467,6 +526,12 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
     edition = editions[page]
     steps, notes = plan(nb, edition)
     result["notes"] += notes
+    decided = variant_decisions(nb, edition, variants)
+    result["variants"] = [[label, verdict, owner] for label, (_, verdict, owner) in decided.items()]
+    others = sorted({owner for _, verdict, owner in decided.values() if verdict == "other"})
+    if others:
+        result["notes"].append(f"This notebook was handed out to {', '.join(others)}: its variant exercises are "
+                               "graded 0.")
     for ex in result["exercises"]:
         ex["message"] = "not run: the notebook stopped before this check (see the note)."
     _save(result, target)
@@ -494,8 +559,16 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
             check = step[1]
             ex = result["exercises"][index]
             index += 1
+            label = check["exercise"]
+            seed, verdict, owner = decided.get(label, (0, "own", None))
             if runner.dead:
                 ex.update(status="not run", message=f"{runner.dead} before this check (see the note).")
+            elif verdict != "own":
+                ex.update(status="failed", message=variant_message(label, verdict, owner, variants["keyed"]))
+            elif label in decided:
+                with _variants.using(label, seed):  # the student's own numbers, from the key
+                    status, message = run_check(check, runner)
+                ex.update(status=status, message=message)
             else:
                 status, message = run_check(check, runner)
                 ex.update(status=status, message=message)
@@ -553,7 +626,13 @@ def validated(raw, student, editions, fallback_page=None):
         exercises.append({"exercise": label, "points": points, "status": status, "message": message})
     errors = [e for e in raw.get("errors", []) if isinstance(e, list) and len(e) == 3][:200] \
         if isinstance(raw.get("errors"), list) else []
-    return {"student": student, "page": page, "exercises": exercises, "notes": notes, "errors": errors}
+    labels = {label for label, _ in (editions[page]["exercises"] if page else [])}
+    variants = [[label, verdict, bounded(owner, 100) if isinstance(owner, str) else None]
+                for label, verdict, owner in (v for v in raw.get("variants", [])[:50]
+                                              if isinstance(v, list) and len(v) == 3)
+                if label in labels and verdict in VERDICTS] if isinstance(raw.get("variants"), list) else []
+    return {"student": student, "page": page, "exercises": exercises, "notes": notes, "errors": errors,
+            "variants": variants}
 
 
 def feedback(result):
@@ -591,6 +670,28 @@ def write_grades(results, editions, out):
     os.replace(tmp, out / "grades.csv")
 
 
+def write_variants(results, out):
+    """OUT/variants.csv: every variant exercise of every submission, and whose numbers its notebook holds."""
+    tmp = out / "variants.csv.tmp"
+    with open(tmp, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["student", "chapter", "exercise", "variant", "handed_out_to"])
+        for r in sorted(results, key=lambda r: r["student"]):
+            for label, verdict, owner in r.get("variants", []):
+                writer.writerow([r["student"], r["page"] or "", label, verdict, owner or ""])
+    os.replace(tmp, out / "variants.csv")
+
+
+def handout_pairs(results):
+    """Lines naming each submission whose variant cells are another student's handout."""
+    lines = []
+    for r in sorted(results, key=lambda r: r["student"]):
+        owners = sorted({owner for _, verdict, owner in r.get("variants", []) if verdict == "other"})
+        if owners:
+            lines.append(f"  {r['student']} handed in the notebook handed out to {', '.join(owners)}")
+    return lines
+
+
 def summary(results):
     rates = {}
     for r in results:
@@ -625,7 +726,7 @@ def fingerprint(folder):
     return out
 
 
-def _worker(submission, target, chapter, editions_dir, limits, unsafe):
+def _worker(submission, target, chapter, editions_dir, limits, unsafe, variants=None):
     """One submission, in a process forked from the grader's fork server (lib.checks already imported)."""
     import resource
     import traceback
@@ -646,7 +747,7 @@ def _worker(submission, target, chapter, editions_dir, limits, unsafe):
     # The grading process reads untrusted files: its own memory is bounded too.
     resource.setrlimit(resource.RLIMIT_AS, (limits["grader_memory"], resource.RLIM_INFINITY))
     try:
-        run_one(submission, chapter, editions_dir, limits, target, unsafe=unsafe)
+        run_one(submission, chapter, editions_dir, limits, target, unsafe=unsafe, variants=variants)
     except BaseException as exc:  # noqa: BLE001 - reported in the student's row, never a crash of the class
         try:
             raw = json.loads(Path(target).read_text())
@@ -669,7 +770,7 @@ def _pool_context():
     return ctx
 
 
-def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx):
+def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx, variants=None):
     """Run one submission in its own process; kill it (and its sandbox) at the notebook time limit."""
     import sandbox
 
@@ -684,8 +785,10 @@ def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx):
         return validated(result, student, editions, args.chapter)
     import grade as this  # by its module name: the fork server imports it so
 
+    mine = {"mine": variants["mine"].get(student, {}), "owners": variants["owners"], "keyed": variants["keyed"]} \
+        if variants else None
     proc = ctx.Process(target=this._worker, args=(str(submission), str(target), args.chapter, str(args.editions),
-                                                  limits, args.unsafe_no_sandbox), daemon=True)
+                                                  limits, args.unsafe_no_sandbox, mine), daemon=True)
     proc.start()
     note = None
     proc.join(limits["notebook_timeout"])
@@ -743,6 +846,11 @@ def main(argv=None):
                         help="address space of the grading process of one notebook (default 6GiB)")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="run the kernels without bubblewrap and cgroups (see the README: what this loses)")
+    parser.add_argument("--key", type=Path,
+                        help="the course key (make course-key): judge each student's own variants")
+    parser.add_argument("--roster", type=Path,
+                        help="the roster of the handout (CSV, `student` column): names whose handout a notebook "
+                             "is, also for students who handed in nothing (default: the submissions' ids)")
     parser.add_argument("--editions", type=Path, default=EDITIONS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.submissions, args.out = args.submissions.resolve(), args.out.resolve()
@@ -751,11 +859,22 @@ def main(argv=None):
         parser.error(f"{args.submissions} is not a folder")
     if args.out == args.submissions or args.submissions in args.out.parents:
         parser.error("the output folder must not be inside the submissions folder")
+    import variants as handouts
+
+    try:
+        key = handouts.read_key(args.key) if args.key else None
+        roster = handouts.read_roster(args.roster) if args.roster else []
+        overrides = handouts.read_overrides(args.key) if args.key else {}
+    except handouts.UsageError as exc:
+        parser.error(str(exc))
+    if args.key:
+        args.key = args.key.resolve()
     limits = {"cell_timeout": args.cell_timeout, "notebook_timeout": args.notebook_timeout,
               "memory": args.memory, "tree_memory": args.memory + 256 * 2**20, "file_size": args.file_size,
               "cpu_time": args.notebook_timeout, "processes": args.processes, "tmp_size": args.tmp_size,
               "max_notebook_size": args.max_notebook_size, "grader_memory": args.grader_memory,
-              "hidden": [str(args.submissions), str(args.out)]}
+              "hidden": [str(args.submissions), str(args.out)]
+              + ([str(args.key), str(handouts.overrides_path(args.key))] if args.key else [])}
     import sandbox
 
     problem = sandbox.probe(ROOT, limits)
@@ -776,6 +895,13 @@ def main(argv=None):
     results_dir.mkdir(parents=True, exist_ok=True)
     feedback_dir.mkdir(parents=True, exist_ok=True)
     todo = [s for s in submissions if args.force or not (results_dir / f"{s.stem}.json").exists()]
+    variants = {"mine": {}, "owners": {}, "keyed": key is not None}
+    if key is not None:
+        everyone = list(dict.fromkeys([*roster, *(s.stem for s in submissions)]))
+        variants["mine"] = handouts.seeds(key, everyone, overrides)
+        for student, mine in variants["mine"].items():
+            for label, seed in mine.items():
+                variants["owners"].setdefault(label, {})[seed] = student
     skipped = len(submissions) - len(todo)
     if skipped:
         print(f"{skipped} submission(s) already graded: skipped (use --force to grade them again)")
@@ -784,7 +910,8 @@ def main(argv=None):
     results = {}
     ctx = _pool_context()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(_grade_in_subprocess, s, args, limits, results_dir, editions, ctx): s for s in todo}
+        futures = {pool.submit(_grade_in_subprocess, s, args, limits, results_dir, editions, ctx, variants): s
+                   for s in todo}
         for future in concurrent.futures.as_completed(futures):
             submission = futures[future]
             try:
@@ -808,9 +935,16 @@ def main(argv=None):
                 (feedback_dir / f"{s.stem}.md").write_text(feedback(results[s.stem]))
     ordered = [results[s.stem] for s in submissions]
     write_grades(ordered, editions, args.out)
+    write_variants(ordered, args.out)
     print(f"{len(ordered)} submission(s) in {args.out / 'grades.csv'}; feedback in {feedback_dir}"
           f" ({time.monotonic() - start:.0f} s)")
     print(summary(ordered))
+    pairs = handout_pairs(ordered)
+    if pairs:
+        print("notebooks handed out to another student (their variant exercises got 0; OUT/variants.csv):")
+        print("\n".join(pairs))
+    elif key is not None:
+        print("variants: every notebook holds its own student's seeds (OUT/variants.csv)")
     after = fingerprint(args.submissions)
     if after == before:
         print(f"submissions folder unchanged: {len(before)} file(s), sha256 checked before and after")

@@ -6,6 +6,7 @@ import jupyter_client.session  # noqa: F401
 import lib.checks  # noqa: F401
 import nbformat  # noqa: F401
 import sandbox  # noqa: F401
+import variants  # noqa: F401
 import zmq  # noqa: F401
 
 grade.load_editions(grade.EDITIONS)

@@ -10,7 +10,8 @@ import math
 import numpy as np
 
 from .. import mle
-from ._core import Failure, NotImplementedYet, call, check, digest, expect_array, expect_scalar, matches_digest, expect_tuple
+from . import _variants
+from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, expect_tuple
 
 __all__ = [
     "bernoulli_mle",
@@ -278,51 +279,94 @@ def spherical_gaussian_mle(student_fn):
 
 # ---------------------------------------------------- ex-gaussian-kl-value --
 
-# KL( N(1, 1) || N(0, 4) ) to 4 decimals, and the values of typical mistakes.
+# Variants: p = N(mu0, var0), q = N(mu1, var1); variant 0 is the book's p = N(1, 1), q = N(0, 4).
 _KL_DECIMALS = 4
-_KL_DIGEST = "c465922bc4a921ba"
-_KL_DIGEST_2DP = "26ccbceee7efe4bd"  # the same value rounded to 2 decimals, to spot an over-rounded answer
-_KL_MISTAKES = {
-    "9a8f8b949fba41b0": "that is KL(q || p), the other direction: KL is not symmetric; the expectation is under p.",
-    "92c3d84c243fee6e": "you are missing the constant -1/2 (it comes from E_p[(x - mu_0)^2] / (2 sigma_0^2)).",
-    "c2ac3a291023616a": "you used 4 as the standard deviation of q; 4 is its variance (sigma_1 = 2).",
-    "774c5ce9e4abb23b": (
-        "the log term is ln(sigma_1 / sigma_0) = (1/2) ln(sigma_1^2 / sigma_0^2), not ln(sigma_1^2 / sigma_0^2)."
-    ),
-    "a30e7be5435ddac0": "that is the answer in bits (log base 2); the book uses natural logarithms (nats).",
-    "163823e12945d3f6": (
-        "you left out the mean term: E_p[(x - mu_1)^2] = sigma_0^2 + (mu_0 - mu_1)^2, and here the means differ."
-    ),
-    "c078a9a2045f6d47": (
-        "the log term has the wrong sign: ln p(x) - ln q(x) contributes +ln(sigma_1 / sigma_0), i.e. "
-        "+1/2 ln(sigma_1^2 / sigma_0^2) (in d dimensions +1/2 ln det Sigma_1 - 1/2 ln det Sigma_0)."
-    ),
-    "4017bf5e6996ff06": (
-        "that is ln(sigma_1 / sigma_0) alone: the quadratic term E_p[(x - mu_1)^2] / (2 sigma_1^2) has lost "
-        "its 1/2 (then it cancels the -1/2 here) or is missing."
-    ),
-    "a8bb335c7c030c2e": (
-        "that is twice the divergence: a missing 1/2 in front of the bracket "
-        "[tr + quadratic form - d + ln det ratio]."
-    ),
-}
 
 
-@check("ex-gaussian-kl-value", "your number equals KL(p || q) to 4 decimals.")
+def _kl_values(p):
+    """KL(p || q) for the variant ``p`` and the values of typical mistakes, {name: (value, message)}."""
+    mu0, var0, mu1, var1 = p["mu0"], p["var0"], p["mu1"], p["var1"]
+    right = float(mle.gaussian_kl([mu0], var0, [mu1], var1))
+    log_ratio = 0.5 * np.log(var1 / var0)  # ln(sigma_1 / sigma_0)
+    quad = (var0 + (mu0 - mu1) ** 2) / (2 * var1)
+    wrong = {
+        "reverse": (float(mle.gaussian_kl([mu1], var1, [mu0], var0)),
+                    "that is KL(q || p), the other direction: KL is not symmetric; the expectation is under p."),
+        "no_half": (right + 0.5,
+                    "you are missing the constant -1/2 (it comes from E_p[(x - mu_0)^2] / (2 sigma_0^2))."),
+        "std_as_var": (float(mle.gaussian_kl([mu0], var0**2, [mu1], var1**2)),
+                       "you used the variances as standard deviations: the second argument of N is the "
+                       "variance sigma^2, so sigma is its square root."),
+        "log_var_ratio": (2 * log_ratio + quad - 0.5,
+                          "the log term is ln(sigma_1 / sigma_0) = (1/2) ln(sigma_1^2 / sigma_0^2), not "
+                          "ln(sigma_1^2 / sigma_0^2)."),
+        "bits": (right / np.log(2),
+                 "that is the answer in bits (log base 2); the book uses natural logarithms (nats)."),
+        "no_mean_term": (float(mle.gaussian_kl([mu0], var0, [mu0], var1)),
+                         "you left out the mean term: E_p[(x - mu_1)^2] = sigma_0^2 + (mu_0 - mu_1)^2, and "
+                         "here the means differ."),
+        "log_sign": (-log_ratio + quad - 0.5,
+                     "the log term has the wrong sign: ln p(x) - ln q(x) contributes +ln(sigma_1 / sigma_0), "
+                     "i.e. +1/2 ln(sigma_1^2 / sigma_0^2) (in d dimensions +1/2 ln det Sigma_1 - 1/2 ln det "
+                     "Sigma_0)."),
+        "no_half_quadratic": (log_ratio + 2 * quad - 0.5,
+                              "the quadratic term E_p[(x - mu_1)^2] / (2 sigma_1^2) has lost its 1/2."),
+        "twice": (2 * right,
+                  "that is twice the divergence: a missing 1/2 in front of the bracket "
+                  "[tr + quadratic form - d + ln det ratio]."),
+    }
+    return right, wrong
+
+
+def _kl_degenerate(p):
+    """Why the variant ``p`` is not a fair exercise, or None."""
+    if p["mu0"] == p["mu1"]:
+        return "equal means: the mean term vanishes"
+    if p["var0"] == p["var1"]:
+        return "equal variances: the log term vanishes"
+    right, wrong = _kl_values(p)
+    if right < 0.05:
+        return "p and q nearly equal"
+    for name, (value, _) in wrong.items():
+        if abs(value - right) < 5e-4:
+            return f"the mistake {name!r} gives the right value to 4 decimals"
+    return None
+
+
+def _kl_draw(rng):
+    variances = [0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 9.0]
+    return {"mu0": float(rng.integers(-12, 13)) / 4, "var0": float(rng.choice(variances)),
+            "mu1": float(rng.integers(-12, 13)) / 4, "var1": float(rng.choice(variances))}
+
+
+_variants.register(_variants.Spec(
+    "ex-gaussian-kl-value",
+    book={"mu0": 1.0, "var0": 1.0, "mu1": 0.0, "var1": 4.0},
+    draw=_kl_draw,
+    degenerate=_kl_degenerate,
+    describe=lambda p: f"p = N({p['mu0']:g}, {p['var0']:g}) and q = N({p['mu1']:g}, {p['var1']:g}) "
+                       "(mean, variance)",
+    answer=lambda p: _kl_values(p)[0],
+))
+
+
+@check("ex-gaussian-kl-value", "your number equals KL(p || q) for your variant's p and q to 4 decimals.")
 def gaussian_kl_value(answer):
     if answer is Ellipsis or answer is None:
         raise NotImplementedYet()
     if callable(answer):
         raise Failure("pass the number itself (e.g. `answer = 0.1234`), not a function.")
     value = expect_scalar(answer, "KL(p || q)", name="your answer")
-    if matches_digest(value, _KL_DIGEST, _KL_DECIMALS):
+    right, wrong = _kl_values(_variants.current("ex-gaussian-kl-value"))
+    step = 10.0**-_KL_DECIMALS
+    if abs(value - right) <= 1.5 * step:  # rounded to 4 decimals, one unit of tolerance either way
         return
-    for key, message in _KL_MISTAKES.items():
-        if matches_digest(value, key, _KL_DECIMALS):
+    for mistake, message in wrong.values():
+        if abs(value - mistake) <= 1.5 * step:
             raise Failure(message)
     if value < 0:
         raise Failure("a KL divergence is never negative (Gibbs' inequality): check the signs.")
-    if round(value, 2) == value and digest(value, 2) == _KL_DIGEST_2DP:
+    if round(value, 2) == value and round(right, 2) == value:
         raise Failure("give the value to at least 4 decimals (e.g. compute it with np.log), not rounded to 2.")
     raise Failure(
         "not the right value. Write KL(p || q) = E_p[ln p(x) - ln q(x)], expand both log-densities, "
@@ -330,21 +374,10 @@ def gaussian_kl_value(answer):
     )
 
 
-def _kl_reference():
-    """The stored digests, recomputed from lib (used by the tests, never shown to students)."""
-    right = mle.gaussian_kl([1.0], 1.0, [0.0], 4.0)
-    wrong = {
-        "reverse": mle.gaussian_kl([0.0], 4.0, [1.0], 1.0),
-        "no_half": right + 0.5,
-        "std_as_var": mle.gaussian_kl([1.0], 1.0, [0.0], 16.0),
-        "log_var_ratio": np.log(4.0) + 2 / 8 - 0.5,
-        "bits": right / np.log(2),
-        "no_mean_term": mle.gaussian_kl([0.0], 1.0, [0.0], 4.0),
-        "log_sign": -np.log(2.0) + 2 / 8 - 0.5,
-        "no_half_quadratic": np.log(2.0) + 2 / 4 - 0.5,
-        "twice": 2 * right,
-    }
-    return right, wrong
+def _kl_reference(p=None):
+    """KL(p || q) and the typical mistakes' values for the variant ``p`` (the book's by default), for the tests."""
+    right, wrong = _kl_values(p or _variants.params("ex-gaussian-kl-value", 0))
+    return right, {name: value for name, (value, _) in wrong.items()}
 
 
 # ----------------------------------------------- ex-variance-mse-experiment --
@@ -439,8 +472,3 @@ def variance_mse_experiment(student_fn):
             "column 2 (mean squared error of the unbiased estimator, which divides by n - 1) is off."
         )
 
-
-def _digest_table():
-    """Helper for maintainers: the digests stored above, recomputed (see tests)."""
-    right, wrong = _kl_reference()
-    return digest(right, _KL_DECIMALS), {k: digest(v, _KL_DECIMALS) for k, v in wrong.items()}

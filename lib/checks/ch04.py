@@ -10,7 +10,8 @@ from importlib import import_module
 
 import numpy as np
 
-from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, matches_digest, expect_tuple
+from . import _variants
+from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, expect_tuple
 
 __all__ = ["em_e_step", "em_m_step_spherical", "em_second_iteration", "em_run", "em_lower_bound", "em_dempster_q"]
 
@@ -244,16 +245,79 @@ def em_m_step_spherical(student_fn):
 
 # --------------------------------------------------------------------------- ex-em-second-iteration
 
-# digest of pi_1 after the second EM iteration of the worked example, rounded to 3 decimals
-# (computed with lib.mixture from lib.datasets.worked_example(); the value itself is not stored).
-# A 3-decimal answer in [0, 1] has only 1001 candidates, so the digest keeps the answer out of
-# sight, not secret: see lib.checks._core.digest.
-_SECOND_PI1_DIGEST = "aea9347497a616a9"
+# Variants: theta^(1) = (pi_1, mu_1 = (a, 0), mu_2 = (b, 0), sigma_1^2, sigma_2^2) on the worked example's
+# four points; variant 0 is the book's theta^(1), the worked example's first M-step.
+_WORKED_X = np.array([[-1.5, 0.5], [-1.5, -0.5], [0.0, 0.5], [0.0, -0.5]])  # lib.datasets.worked_example()["X"]
+
+
+def _second_iteration(p):
+    """pi_1^(2) for the variant ``p`` and the values of the usual slips, [(value, message)]."""
+    X, d = _WORKED_X, 2
+    w1 = np.array([p["pi1"], 1.0 - p["pi1"]])
+    m1 = np.array([[p["a"], 0.0], [p["b"], 0.0]])
+    v1 = np.array([p["var1"], p["var2"]])
+    sq = _sq_dist(X, m1)  # (4, 2)
+    log_w, log_c = np.log(w1), -0.5 * d * np.log(2 * np.pi * v1)
+    right = float(_softmax_rows(log_w + log_c - sq / (2 * v1))[:, 0].mean())
+    pis = f"pi = ({w1[0]:g}, {w1[1]:g})"
+    variances = f"sigma_1^2 = {v1[0]:g} and sigma_2^2 = {v1[1]:g}"
+    slips = [
+        (log_c - sq / (2 * v1),
+         f"your responsibilities ignore the weights {pis}: multiply each density by its weight."),
+        (log_w - sq / (2 * v1),
+         "you dropped the normalising constant 1 / (2 pi sigma_k^2): it cancels only when the variances are "
+         "equal, and here they are not."),
+        (log_w - 0.5 * np.log(2 * np.pi * v1) - sq / (2 * v1),
+         "your normalising constant is the one-dimensional (2 pi sigma^2)^(-1/2); in d = 2 it is "
+         "(2 pi sigma^2)^(-1)."),
+        (log_w + log_c + d * np.log(2 * np.pi * v1) - sq / (2 * v1),
+         "your normalising constant has the wrong sign in the exponent: the density has (2 pi sigma^2)^(-1), "
+         "i.e. -ln(2 pi sigma^2) in the log-density, not +."),
+        (log_w + log_c - sq / v1,
+         "the exponent lacks the factor 1/2: the density has exp(-||x - mu||^2 / (2 sigma^2))."),
+        (log_w - 0.5 * d * np.log(2 * np.pi * v1**2) - sq / (2 * v1**2),
+         f"you squared the variances: {variances} are already variances."),
+        (log_w - 0.5 * d * np.log(2 * np.pi * np.sqrt(v1)) - sq / (2 * np.sqrt(v1)),
+         f"you used the standard deviations (square roots of {variances}) where the variances belong."),
+    ]
+    slips = [(float(_softmax_rows(log_joint)[:, 0].mean()), message) for log_joint, message in slips]
+    slips.insert(0, (float(p["pi1"]), "that is pi_1 of theta^(1), after the first iteration; run the E-step "
+                                      "with theta^(1), then update the weights."))
+    return right, slips
+
+
+def _second_iteration_degenerate(p):
+    if not p["a"] < p["b"]:
+        return "the components are not in the worked example's order"
+    right, slips = _second_iteration(p)
+    if not 0.02 < right < 0.98:
+        return "one component takes every point"
+    for value, message in slips:
+        if abs(value - right) < 3.5e-3:
+            return f"a slip gives the right value to 3 decimals ({message[:40]})"
+    return None
+
+
+def _second_iteration_draw(rng):
+    return {"pi1": float(rng.integers(11, 18)) / 20, "a": float(rng.integers(-15, -4)) / 10,
+            "b": float(rng.integers(-3, 6)) / 10, "var1": float(rng.integers(8, 25)) / 40,
+            "var2": float(rng.integers(8, 31)) / 100}
+
+
+_variants.register(_variants.Spec(
+    "ex-em-second-iteration",
+    book={"pi1": 0.75, "a": -1.0, "b": 0.0, "var1": 0.375, "var2": 0.125},
+    draw=_second_iteration_draw,
+    degenerate=_second_iteration_degenerate,
+    describe=lambda p: (f"theta^(1): pi = ({p['pi1']:g}, {1 - p['pi1']:g}), mu_1 = ({p['a']:g}, 0), "
+                        f"mu_2 = ({p['b']:g}, 0), sigma_1^2 = {p['var1']:g}, sigma_2^2 = {p['var2']:g}"),
+    answer=lambda p: _second_iteration(p)[0],
+))
 
 
 @check(
     "ex-em-second-iteration",
-    "your pi_1 after the second iteration rounds to the stored answer (3 decimals).",
+    "your pi_1 after the second iteration, from your variant's theta^(1), is right to 3 decimals.",
 )
 def em_second_iteration(answer):
     if answer is Ellipsis:
@@ -265,51 +329,18 @@ def em_second_iteration(answer):
     value = expect_scalar(answer, "pi_1", name="answer")
     if not 0.0 <= value <= 1.0:
         raise Failure("a mixing weight lies between 0 and 1; check the soft counts n_k and the division by n = 4.")
-    if matches_digest(value, _SECOND_PI1_DIGEST, 3):
+    right, slips = _second_iteration(_variants.current("ex-em-second-iteration"))
+    if abs(value - right) < 1.5e-3:  # rounded to 3 decimals, one unit of tolerance either way
         return
-    mixture = _mixture()
-    ex = import_module("lib.datasets").worked_example()
-    X = ex["X"]
-    resp0, _ = mixture.e_step(X, ex["weights"], ex["means"], ex["variances"], "spherical")
-    first = mixture.m_step(X, resp0, "spherical", reg_covar=0.0)
-    if abs(value - first[0][0]) < 2e-3:
-        raise Failure(
-            "that is pi_1 after the first iteration; run one more E-step with theta^(1) "
-            "(pi = (3/4, 1/4), mu_1 = (-1, 0), mu_2 = (0, 0), sigma^2 = (0.375, 0.125)), then update the weights."
-        )
-    # Typical slips in the second E-step, each computed and compared (to 3 decimals, one unit of
-    # tolerance); none of these values is the answer, so naming the slip reveals nothing.
-    w1, m1, v1 = first
-    d = X.shape[1]
-    sq = _sq_dist(X, m1)
-    log_w, log_c = np.log(w1), -0.5 * d * np.log(2 * np.pi * v1)
-    slips = [
-        (log_c - sq / (2 * v1),
-         "your responsibilities ignore the weights pi = (3/4, 1/4): multiply each density by its weight."),
-        (log_w - sq / (2 * v1),
-         "you dropped the normalising constant 1 / (2 pi sigma_k^2): it cancels only when the variances are "
-         "equal, and after the first iteration they are not."),
-        (log_w - 0.5 * np.log(2 * np.pi * v1) - sq / (2 * v1),
-         "your normalising constant is the one-dimensional (2 pi sigma^2)^(-1/2); in d = 2 it is "
-         "(2 pi sigma^2)^(-1)."),
-        (log_w + log_c + d * np.log(2 * np.pi * v1) - sq / (2 * v1),
-         "your normalising constant has the wrong sign in the exponent: the density has (2 pi sigma^2)^(-1), "
-         "i.e. -ln(2 pi sigma^2) in the log-density, not +."),
-        (log_w + log_c - sq / v1,
-         "the exponent lacks the factor 1/2: the density has exp(-||x - mu||^2 / (2 sigma^2))."),
-        (log_w - 0.5 * d * np.log(2 * np.pi * v1**2) - sq / (2 * v1**2),
-         "you squared the variances: sigma_1^2 = 0.375 and sigma_2^2 = 0.125 are already variances."),
-        (log_w - 0.5 * d * np.log(2 * np.pi * np.sqrt(v1)) - sq / (2 * np.sqrt(v1)),
-         "you used the standard deviations sqrt(0.375) and sqrt(0.125) where the variances belong."),
-    ]
-    for log_joint, message in slips:
-        slip_pi1 = float(_softmax_rows(log_joint)[:, 0].mean())
+    # Typical slips, each computed and compared (to 3 decimals, one unit of tolerance); none of these
+    # values is the answer (the variants avoid that), so naming the slip reveals nothing.
+    for slip_pi1, message in slips:
         if abs(value - slip_pi1) < 1.5e-3:
             raise Failure(message)
     # No branch for "you gave pi_2": saying so would give pi_1 = 1 - answer away.
     raise Failure(
         "not yet. Make sure you report pi_1, the weight of the component that starts at mu_1. "
-        "Recompute gamma_11 and gamma_31 with the new variances: the density of a 2-D "
+        "Recompute gamma_11 and gamma_31 with theta^(1)'s variances: the density of a 2-D "
         "spherical Gaussian is exp(-||x - mu||^2 / (2 sigma^2)) / (2 pi sigma^2); then "
         "pi_1 = (2 gamma_11 + 2 gamma_31) / 4."
     )

@@ -10,7 +10,8 @@ from scipy.special import expit, logsumexp
 
 from .. import mixture
 from .. import variational as V
-from ._core import Failure, NotImplementedYet, call, check, digest, expect_array, expect_scalar, matches_digest, expect_tuple
+from . import _variants
+from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, expect_tuple
 
 __all__ = [
     "elbo_discrete",
@@ -114,13 +115,74 @@ def elbo_discrete(student_fn):
 
 # ----------------------------------------------------------------- ex 2
 
-# Model of the exercise: p(z=1) = 1/4, x | z ~ N(2z, 1), x = 2, q = (1/2, 1/2).
-_GAP_DIGEST = "231bd58a2f7a50f4"  # digest(KL(q || p(z | x)), 3)
-_GAP_WRONG = {}  # filled below from digests of the usual wrong answers
-_GAP_DIGEST_2 = None  # digest of the gap to 2 decimals (a near miss), filled below
+# Variants: p(z = 1) = prior1 (pi_1 on the page), x | z ~ N(shift z, 1) (h on the page), the observed x, and q(z = 1) = q1; variant 0 is the
+# book's p(z = 1) = 1/4, x | z ~ N(2z, 1), x = 2, q = (1/2, 1/2).
 
 
-@check("ex-elbo-gap", "your number rounds to the gap ln p(x) - ELBO(q) = KL(q || p(z | x)) to 3 decimals.")
+def _gap_model(p):
+    """ln p(x, z) for z = 0, 1 and q, for the variant ``p``."""
+    prior = np.array([1.0 - p["prior1"], p["prior1"]])
+    log_lik = -0.5 * np.log(2 * np.pi) - 0.5 * (p["x"] - p["shift"] * np.array([0.0, 1.0])) ** 2
+    return np.log(prior) + log_lik, np.array([1.0 - p["q1"], p["q1"]]), prior, log_lik
+
+
+def _gap_values(p):
+    """The gap ln p(x) - ELBO(q) for the variant ``p`` and the usual wrong answers, [(value, message)]."""
+    lj, q, prior, log_lik = _gap_model(p)
+    gap = float(V.kl_to_posterior(lj, q))
+    post = V.posterior(lj)
+    wrong = [
+        (float(np.sum(post * np.log(post / q))),
+         "this is KL(p(z | x) || q), the divergence in the other direction. The ELBO gap is "
+         "KL(q || p(z | x)) = sum_z q(z) ln(q(z) / p(z | x))."),
+        (float(V.elbo(lj, q)), "this is the ELBO itself; the exercise asks for ln p(x) minus the ELBO."),
+        (float(V.log_evidence(lj)), "this is ln p(x) itself; subtract the ELBO for the given q."),
+        (float(np.sum(q * np.log(q / prior))),
+         f"this is KL(q || p(z)), the divergence to the prior. The gap is the divergence to the posterior "
+         f"p(z | x), which also depends on the likelihood of x = {p['x']:g}."),
+        (float(V.kl_to_posterior(log_lik, q)),
+         f"you left out the prior: ln p(x, z) = ln p(z) + ln p(x | z), with p(z = 1) = {prior[1]:g} and "
+         f"p(z = 0) = {prior[0]:g}."),
+        (float(V.kl_to_posterior(log_lik + np.log(prior[::-1]), q)),
+         f"the prior is swapped: p(z = 1) = {prior[1]:g}, so p(z = 0) = {prior[0]:g}."),
+        (gap / np.log(2),
+         "this is the gap in bits (log base 2); the book measures it in nats, with the natural logarithm."),
+    ]
+    return gap, wrong
+
+
+def _gap_degenerate(p):
+    lj, q, _, _ = _gap_model(p)
+    post = V.posterior(lj)
+    if not 0.02 < post[1] < 0.98:
+        return "the posterior is nearly certain"
+    gap, wrong = _gap_values(p)
+    if gap < 0.02:
+        return "q is nearly the posterior"
+    for value, message in wrong:
+        if abs(value - gap) < 3.5e-3:
+            return f"a wrong answer gives the right value to 3 decimals ({message[:40]})"
+    return None
+
+
+def _gap_draw(rng):
+    return {"prior1": float(rng.integers(2, 19)) / 20, "shift": float(rng.integers(1, 7)) / 2,
+            "x": float(rng.integers(-2, 9)) / 2, "q1": float(rng.integers(1, 10)) / 10}
+
+
+_variants.register(_variants.Spec(
+    "ex-elbo-gap",
+    book={"prior1": 0.25, "shift": 2.0, "x": 2.0, "q1": 0.5},
+    draw=_gap_draw,
+    degenerate=_gap_degenerate,
+    describe=lambda p: (f"pi_1 = p(z = 1) = {p['prior1']:g}, h = {p['shift']:g} (x | z ~ N(h z, 1)), "
+                        f"observed x = {p['x']:g}, q = ({1 - p['q1']:g}, {p['q1']:g})"),
+    answer=lambda p: _gap_values(p)[0],
+))
+
+
+@check("ex-elbo-gap", "your number rounds to your variant's gap ln p(x) - ELBO(q) = KL(q || p(z | x)) "
+                      "to 3 decimals.")
 def elbo_gap_by_hand(answer):
     if answer is Ellipsis or answer is None:
         raise NotImplementedYet()
@@ -131,53 +193,20 @@ def elbo_gap_by_hand(answer):
     value = expect_scalar(answer, "the gap", name="`answer`")
     if not np.isfinite(value):
         raise Failure("`answer` is infinite; the gap for this q is a finite number of nats.")
-    if matches_digest(value, _GAP_DIGEST, 3):
+    gap, wrong = _gap_values(_variants.current("ex-elbo-gap"))
+    if abs(value - gap) < 1.5e-3:  # rounded to 3 decimals, one unit of tolerance either way
         return
-    for digest_, message in _GAP_WRONG.items():
-        if matches_digest(value, digest_, 3):
+    for mistake, message in wrong:
+        if abs(value - mistake) < 1.5e-3:
             raise Failure(message)
     if value < 0:
         raise Failure("the gap ln p(x) - ELBO is a KL divergence, so it cannot be negative: check the order "
                       "of the subtraction.")
-    if digest(value, 2) == _GAP_DIGEST_2:  # right to 2 decimals, not to 3
+    if round(value, 2) == value and round(gap, 2) == value:  # right to 2 decimals, not to 3
         raise Failure("close, but not right to three decimals: carry full precision through the computation "
                       "and round only the final gap.")
     raise Failure("not the gap yet. Compute ln p(x, z) for z = 0 and z = 1, then ln p(x) with logsumexp, the "
                   "ELBO sum_z q(z)(ln p(x, z) - ln q(z)), and subtract.")
-
-
-def _gap_model():
-    log_norm = -0.5 * np.log(2 * np.pi)
-    lj = np.array([np.log(0.75) + log_norm - 0.5 * 2.0**2, np.log(0.25) + log_norm])
-    q = np.array([0.5, 0.5])
-    return lj, q
-
-
-def _init_gap_digests():
-    lj, q = _gap_model()
-    post = V.posterior(lj)
-    reverse = float(np.sum(post * np.log(post / q)))
-    _GAP_WRONG[digest(reverse, 3)] = ("this is KL(p(z | x) || q), the divergence in the other direction. The ELBO "
-                                      "gap is KL(q || p(z | x)) = sum_z q(z) ln(q(z) / p(z | x)).")
-    _GAP_WRONG[digest(V.elbo(lj, q), 3)] = "this is the ELBO itself; the exercise asks for ln p(x) minus the ELBO."
-    _GAP_WRONG[digest(V.log_evidence(lj), 3)] = "this is ln p(x) itself; subtract the ELBO for the given q."
-    prior = np.array([0.75, 0.25])
-    _GAP_WRONG[digest(float(np.sum(q * np.log(q / prior))), 3)] = (
-        "this is KL(q || p(z)), the divergence to the prior. The gap is the divergence to the posterior "
-        "p(z | x), which also depends on the likelihood of x = 2.")
-    log_lik = lj - np.log([0.75, 0.25])  # ln p(x | z) alone
-    _GAP_WRONG[digest(V.kl_to_posterior(log_lik, q), 3)] = (
-        "you left out the prior: ln p(x, z) = ln p(z) + ln p(x | z), with p(z = 1) = 1/4 and p(z = 0) = 3/4.")
-    _GAP_WRONG[digest(V.kl_to_posterior(log_lik + np.log([0.25, 0.75]), q), 3)] = (
-        "the prior is swapped: p(z = 1) = 1/4, so p(z = 0) = 3/4.")
-    gap = V.kl_to_posterior(lj, q)
-    _GAP_WRONG[digest(gap / np.log(2), 3)] = (
-        "this is the gap in bits (log base 2); the book measures it in nats, with the natural logarithm.")
-    global _GAP_DIGEST_2
-    _GAP_DIGEST_2 = digest(gap, 2)
-
-
-_init_gap_digests()
 
 
 # ----------------------------------------------------------------- ex 3

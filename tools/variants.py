@@ -1,0 +1,312 @@
+"""Per-student variants: a course key, one handout folder per student, re-rolls.
+
+    python tools/variants.py key KEY                         # make course-key KEY=course.key
+    python tools/variants.py handout --roster CSV --key KEY [--out handout]
+                                                             # make handout ROSTER=roster.csv KEY=course.key
+    python tools/variants.py reroll --key KEY --student ID --exercise LABEL [--reason TEXT]
+    python tools/variants.py show --roster CSV --key KEY     # every student's numbers, for the instructor
+
+An exercise whose answer is a number has a variant cell,
+``lib.checks.variant("ex-...", seed=0)``.  ``handout`` copies every student
+notebook (``student/*.ipynb``) into ``OUT/<student>/`` with that seed
+replaced by the student's own, HMAC-SHA256(course key, student id + NUL +
+exercise label) (``lib/checks/_variants.py``).  A notebook shows one student's
+seeds; without the key nobody can compute another's.  The grader recomputes
+them: ``make grade SUBMISSIONS=dir KEY=course.key``.
+
+The roster is a CSV file with a ``student`` column: the ids the grader sees
+as file names (``<student>.ipynb``).  The key is a file the instructor keeps
+and never hands out.  A re-roll (a variant that turned out to be unfair)
+writes the student's new seed for one exercise into ``KEY.overrides.csv``,
+beside the key; ``handout`` and the grader read it.  The README, "Teaching
+with this book", section "Variants", tells the whole procedure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import os
+import re
+import secrets
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EDITIONS = ROOT / "student"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from lib.checks import _variants  # noqa: E402  (after the path: tools run from any folder)
+
+STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+# The seed argument of a variant cell as the book writes it: lib.checks.variant("ex-...", seed=N)
+VARIANT_CALL = re.compile(r'(lib\.checks\.variant\(\s*"(?P<label>[A-Za-z0-9_-]+)"\s*,\s*seed\s*=\s*)(?P<seed>\d+)(\s*\))')
+
+
+class UsageError(Exception):
+    """A problem with the instructor's files, said so that they can fix it."""
+
+
+# ------------------------------------------------------------------ files --
+
+def write_key(path):
+    """Write a new course key (32 random bytes, hex) to ``path``, readable by its owner only."""
+    path = Path(path)
+    if path.exists():
+        raise UsageError(f"{path} exists: a course key is never overwritten (the class's seeds come from it). "
+                         "Choose another file name, or delete it yourself if it was never used.")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(secrets.token_hex(32) + "\n")
+    return path
+
+
+def read_key(path):
+    """The key's bytes from a file written by :func:`write_key`."""
+    path = Path(path)
+    try:
+        text = path.read_text().strip()
+    except OSError as exc:
+        raise UsageError(f"cannot read the course key {path}: {exc.strerror}. Make one with "
+                         f"`make course-key KEY={path}`.") from None
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        raise UsageError(f"{path} is not a course key (expected 64 hexadecimal digits, as written by "
+                         "`make course-key`).") from None
+    if len(key) < 16:
+        raise UsageError(f"{path} holds a key of {len(key)} bytes; a course key has 32 (`make course-key`).")
+    return key
+
+
+def read_roster(path):
+    """The student ids of a roster CSV (a ``student`` column), checked: unique, usable as file names."""
+    path = Path(path)
+    try:
+        with open(path, newline="") as fh:
+            reader = csv.DictReader(fh)
+            rows = list(reader)
+            columns = [c.strip() for c in reader.fieldnames or []]
+    except OSError as exc:
+        raise UsageError(f"cannot read the roster {path}: {exc.strerror}") from None
+    if "student" not in columns:
+        raise UsageError(f"{path} has no `student` column (its columns: {', '.join(columns) or 'none'}). "
+                         "A roster is a CSV file whose header has a column named student.")
+    students, seen = [], set()
+    for line, row in enumerate(rows, start=2):
+        sid = (next((v for k, v in row.items() if k and k.strip() == "student"), "") or "").strip()
+        if not STUDENT_ID.fullmatch(sid):
+            raise UsageError(f"{path}, line {line}: {sid!r} is not a usable student id (letters, digits, '.', "
+                             "'_' and '-', starting with a letter or digit): the grader reads it as a file name.")
+        if sid in seen:
+            raise UsageError(f"{path}, line {line}: student {sid} appears twice.")
+        seen.add(sid)
+        students.append(sid)
+    if not students:
+        raise UsageError(f"{path} lists no students.")
+    return students
+
+
+def overrides_path(key_path):
+    """Where the re-rolls of the course whose key is ``key_path`` live: beside it."""
+    return Path(str(key_path) + ".overrides.csv")
+
+
+def read_overrides(key_path):
+    """{(student, exercise): seed} from the overrides file beside the key (empty when there is none)."""
+    path = overrides_path(key_path)
+    if not path.exists():
+        return {}
+    out = {}
+    with open(path, newline="") as fh:
+        for line, row in enumerate(csv.DictReader(fh), start=2):
+            try:
+                seed = int(row["seed"])
+                exercise = row["exercise"]
+                if exercise not in _variants.registered():
+                    raise ValueError(f"{exercise!r} is not a variant exercise")
+                if not 1 <= seed <= _variants.MAX_SEED:
+                    raise ValueError(f"seed {seed} out of range")
+            except (KeyError, TypeError, ValueError) as exc:
+                raise UsageError(f"{path}, line {line}: {exc} (columns: student, exercise, seed, reason)") from None
+            out[(row["student"], exercise)] = seed
+    return out
+
+
+def seeds(key, students, overrides=None, exercises=None):
+    """{student: {exercise: seed}}: the HMAC seed, or the re-rolled one."""
+    overrides = overrides or {}
+    exercises = sorted(exercises or _variants.registered())
+    return {s: {ex: overrides.get((s, ex)) or _variants.seed_for(key, s, ex) for ex in exercises}
+            for s in students}
+
+
+# ------------------------------------------------------------- notebooks --
+
+def personalise(nb, student_seeds):
+    """``nb`` (a student notebook, changed in place) with each variant cell's seed set to ``student_seeds``.
+
+    Returns the exercise labels whose seed was set.
+    """
+    done = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or "lib.checks.variant(" not in cell.source:
+            continue
+
+        def replace(match):
+            label = match.group("label")
+            if label not in student_seeds:
+                return match.group(0)
+            done.append(label)
+            return f"{match.group(1)}{student_seeds[label]}{match.group(4)}"
+
+        cell.source = VARIANT_CALL.sub(replace, cell.source)
+        cell.outputs = []  # the book's numbers must not stay printed under the student's seed
+        cell.execution_count = None
+    return done
+
+
+def notebook_seeds(nb):
+    """{exercise: seed} read (never run) from the variant calls in a notebook's code cells.
+
+    The value is None when the notebook's cells disagree or the seed is not a
+    plain whole number (a changed variant cell).
+    """
+    found = {}
+    for cell in nb.get("cells", []):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source")
+        source = "".join(source) if isinstance(source, list) else source
+        if not isinstance(source, str) or "variant" not in source or len(source) > 100_000:
+            continue
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and ast.unparse(node.func) in ("lib.checks.variant", "variant")):
+                continue
+            if not node.args or not isinstance(node.args[0], ast.Constant) or not isinstance(node.args[0].value, str):
+                continue
+            label = node.args[0].value
+            given = [k.value for k in node.keywords if k.arg == "seed"] or node.args[1:2]
+            value = given[0].value if given and isinstance(given[0], ast.Constant) else (0 if not given else None)
+            value = value if isinstance(value, int) and not isinstance(value, bool) else None
+            if label in found and found[label] != value:
+                value = None
+            found[label] = value
+    return found
+
+
+def handout(roster, key_path, out, editions=EDITIONS):
+    """Write ``out/<student>/<page>.ipynb`` for every student of ``roster``; returns {student: folder}."""
+    import nbformat
+
+    key = read_key(key_path)
+    students = read_roster(roster)
+    table = seeds(key, students, read_overrides(key_path))
+    pages = sorted(p for p in Path(editions).glob("*.ipynb") if not p.name.endswith(".key.ipynb"))
+    if not pages:
+        raise UsageError(f"no student notebooks in {editions}: run `make student` first.")
+    out = Path(out)
+    if out.resolve() == Path(editions).resolve():
+        raise UsageError("the handout folder must not be the student edition's own folder.")
+    folders = {}
+    for student in students:
+        folder = out / student
+        folder.mkdir(parents=True, exist_ok=True)
+        for page in pages:
+            nb = nbformat.read(page, as_version=4)
+            personalise(nb, table[student])
+            nbformat.write(nb, folder / page.name)
+        folders[student] = folder
+    return folders
+
+
+# ------------------------------------------------------------------- main --
+
+def _cmd_key(args):
+    path = write_key(args.key)
+    print(f"wrote a new course key to {path} (mode 600). Keep it with your grading files, never in the "
+          "handout: whoever has it can compute every student's numbers.")
+
+
+def _cmd_handout(args):
+    folders = handout(args.roster, args.key, args.out)
+    overrides = read_overrides(args.key)
+    print(f"handed out {len(folders)} folder(s) in {args.out}: one per student, each with every student notebook "
+          f"and that student's seeds for {len(_variants.registered())} variant exercise(s)"
+          + (f"; {len(overrides)} re-roll(s) from {overrides_path(args.key)}" if overrides else "") + ".")
+
+
+def _cmd_reroll(args):
+    key = read_key(args.key)
+    if args.exercise not in _variants.registered():
+        raise UsageError(f"{args.exercise!r} has no variants; those that do: "
+                         f"{', '.join(sorted(_variants.registered()))}.")
+    path = overrides_path(args.key)
+    rows = []
+    if path.exists():
+        with open(path, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    earlier = [r for r in rows if r["student"] == args.student and r["exercise"] == args.exercise]
+    seed = _variants.seed_for(key, args.student, f"{args.exercise}#reroll{len(earlier) + 1}")
+    rows = [r for r in rows if not (r["student"] == args.student and r["exercise"] == args.exercise)]
+    rows.append({"student": args.student, "exercise": args.exercise, "seed": str(seed),
+                 "reason": args.reason or "", "reroll": str(len(earlier) + 1)})
+    tmp = Path(str(path) + ".tmp")
+    with open(tmp, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=["student", "exercise", "seed", "reason", "reroll"])
+        writer.writeheader()
+        writer.writerows({k: r.get(k, "") for k in writer.fieldnames} for r in rows)
+    os.replace(tmp, path)
+    print(f"{args.student}'s variant of {args.exercise} is now seed {seed} (in {path}). Hand out again "
+          f"(`make handout`) and give {args.student} the new notebook; the grader reads the same file.")
+
+
+def _cmd_show(args):
+    key = read_key(args.key)
+    table = seeds(key, read_roster(args.roster), read_overrides(args.key))
+    specs = _variants.registered()
+    for student, mine in table.items():
+        print(f"{student}:")
+        for exercise, seed in mine.items():
+            print(f"  {exercise} (seed {seed}): {specs[exercise].describe(specs[exercise].params(seed))}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("key", help="write a new course key")
+    p.add_argument("key", type=Path, help="file to create (it must not exist)")
+    p.set_defaults(run=_cmd_key)
+    p = sub.add_parser("handout", help="one folder of notebooks per student, with that student's seeds")
+    p.add_argument("--roster", type=Path, required=True, help="CSV file with a `student` column")
+    p.add_argument("--key", type=Path, required=True, help="the course key (make course-key)")
+    p.add_argument("--out", type=Path, default=Path("handout"), help="output folder (default: handout)")
+    p.set_defaults(run=_cmd_handout)
+    p = sub.add_parser("reroll", help="give one student a new seed for one exercise")
+    p.add_argument("--key", type=Path, required=True)
+    p.add_argument("--student", required=True)
+    p.add_argument("--exercise", required=True, help="an exercise label, e.g. ex-elbo-gap")
+    p.add_argument("--reason", help="why (kept in the overrides file)")
+    p.set_defaults(run=_cmd_reroll)
+    p = sub.add_parser("show", help="print every student's numbers (for the instructor)")
+    p.add_argument("--roster", type=Path, required=True)
+    p.add_argument("--key", type=Path, required=True)
+    p.set_defaults(run=_cmd_show)
+    args = parser.parse_args(argv)
+    try:
+        args.run(args)
+    except UsageError as exc:
+        print(f"variants.py: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
