@@ -65,7 +65,16 @@ FORBIDDEN = [
     ("05*.md", r"\\nu(?![a-zA-Z])", "nu is a Lagrange multiplier; the Wishart degrees of freedom are kappa"),
     ("05*.md", r"G\(Q|Q\^\{\(t", "chapter 4's bound is L(q, theta) and its E-step gives q^(t+1); not G(Q) or Q^(t)"),
     ("05*.md", r"\$\\alpha\$, \$\(\\pi_1|cos\(alpha\)", "alpha is a Dirichlet concentration; the angle is tau"),
+    ("05*.md", r"\blam(?:_init)?\b", "the mean-field parameters xi_im are `xi` in code, in lib.variational too "
+                                   "(xi, xi_init, the attribute xi_)"),
 ]
+
+# Library code that implements a symbol of the notation page uses its letter.
+LIB_FORBIDDEN = [
+    ("variational.py", r"\blam(?:_init|_)?\b", "the mean-field parameters xi_im are xi, xi_init, xi_"),
+    ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
+]
+LIB = CHAPTERS.parent / "lib"
 
 
 def _cases():
@@ -84,3 +93,10 @@ def test_symbol_has_one_meaning(path, pattern, reason):
     text = path.read_text(encoding="utf-8")
     hits = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(pattern, text)]
     assert not hits, f"{path.name} lines {hits}: {reason}"
+
+
+@pytest.mark.parametrize("name, pattern, reason", LIB_FORBIDDEN, ids=[row[0] for row in LIB_FORBIDDEN])
+def test_lib_uses_the_notation(name, pattern, reason):
+    text = (LIB / name).read_text(encoding="utf-8")
+    hits = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(pattern, text)]
+    assert not hits, f"lib/{name} lines {hits}: {reason}"
