@@ -15,6 +15,8 @@ CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
 
 FORBIDDEN = [
     # ---- book-wide ----
+    ("0[1-5]*.md", r"\\beta\^2|\\bar\\beta", "beta is a prior pseudo-count; a mean squared error is MSE"),
+    ("0[1-5]*.md", r"\\delta_[kl]\(x", "delta is a shift or step; the discriminant function of chapter 3 is g_k(x)"),
     ("0[1-5]*.md", r"\\nu_0", "the (inverse-)Wishart degrees of freedom are kappa (kappa_0), not nu_0; "
                               "nu is a Lagrange multiplier"),
     # ---- chapter 1 ----
@@ -43,8 +45,13 @@ FORBIDDEN = [
     ("03*.md", r"\\(?:var)?phi(?![a-zA-Z])", "phi is the standard normal density only; chapter 3 has no "
                                               "unnormalised weights phi_k or prior phi"),
     ("03*.md", r"\\Lambda", "Lambda is the precision of chapter 5's Gaussian target; chapter 3 writes Sigma^{-1}"),
-    ("03_[234]_*.md", r"\\delta", "delta_k(x) is 03_1's discriminant function only; the Ledoit-Wolf dispersion "
-                                     "is zeta^2 and Kronecker deltas are written out"),
+    ("03*.md", r"\\delta", "delta is a shift or step (chapters 1 and 4); the discriminant function is g_k(x), "
+                           "the Ledoit-Wolf dispersion zeta^2, and Kronecker deltas are written out"),
+    ("03*.md", r"\\beta", "beta is a prior pseudo-count (Beta(alpha, beta), chapter 5's beta_0); the Ledoit-Wolf "
+                          "error of the sample covariance is MSE(hat Sigma), its estimate hat MSE"),
+    ("03*.md", r"\bz\b|\bz_|\bZ\b|_z\b", "z is a latent variable (chapters 4-5); the discriminant coordinates are "
+                                          "F_r^T x = (f_j^T x), the proof's residual x_m^perp, and the exercise "
+                                          "standardises x itself"),
     ("03*.md", r"\$m\$|\bm I\b", "m is neither a training-set size (n) nor the Ledoit-Wolf average variance "
                                    "(sigma_bar^2) in chapter 3"),
     ("03*.md", r"\bq_[01k]\b", "q is a distribution over latent variables (chapters 4-5); the squared "
