@@ -310,12 +310,13 @@ def ledoit_wolf(X):
 
     .. math::
 
-        \zeta^2 = \lVert S - \bar\sigma^2 I \rVert^2, \qquad
-        \bar\beta^2 = \frac{1}{n^2} \sum_{i=1}^n \lVert (x_i - \bar x)(x_i - \bar x)^\top - S \rVert^2, \qquad
-        \omega = \frac{\min(\bar\beta^2, \zeta^2)}{\zeta^2},
+        \hat\zeta^2 = \lVert S - \bar\sigma^2 I \rVert^2, \qquad
+        \widehat{\mathrm{MSE}} = \frac{1}{n^2} \sum_{i=1}^n \lVert (x_i - \bar x)(x_i - \bar x)^\top - S \rVert^2, \qquad
+        \omega = \frac{\min(\widehat{\mathrm{MSE}}, \hat\zeta^2)}{\hat\zeta^2},
 
     and the estimate is :math:`(1 - \omega) S + \omega \bar\sigma^2 I` (:math:`\omega = 0` when
-    :math:`\zeta^2 = 0`).  The same numbers as ``sklearn.covariance.ledoit_wolf``.
+    :math:`\hat\zeta^2 = 0`).  :math:`\widehat{\mathrm{MSE}}` estimates the mean squared error
+    :math:`\mathbb E \lVert S - \Sigma \rVert^2` of :math:`S`.  The same numbers as ``sklearn.covariance.ledoit_wolf``.
 
     Book: chapters/03_3_fisher_shrinkage.md, eq. labels ``gda-lw-alpha``, ``gda-shrunk``.
 
@@ -333,12 +334,12 @@ def ledoit_wolf(X):
     n, d = X.shape
     D = X - X.mean(axis=0)  # x_i - x_bar
     S = D.T @ D / n  # MLE covariance
-    m = np.trace(S) / d  # target scale: the average variance
-    delta2 = (np.sum(S**2) - 2 * m * np.trace(S) + d * m**2) / d  # ||S - m I||^2
+    avg_var = np.trace(S) / d  # target scale: the average variance sigma_bar^2
+    zeta2 = (np.sum(S**2) - 2 * avg_var * np.trace(S) + d * avg_var**2) / d  # ||S - avg_var I||^2
     # sum_i ||x_i x_i^T - S||_F^2 = sum_i ||x_i||^4 - n ||S||_F^2 (x_i centred)
-    beta2 = (np.sum(np.sum(D**2, axis=1) ** 2) - n * np.sum(S**2)) / (n**2 * d)
-    alpha = 0.0 if delta2 == 0 else min(beta2, delta2) / delta2
-    return (1 - alpha) * S + alpha * m * np.eye(d), float(alpha)
+    mse = (np.sum(np.sum(D**2, axis=1) ** 2) - n * np.sum(S**2)) / (n**2 * d)
+    omega = 0.0 if zeta2 == 0 else min(mse, zeta2) / zeta2
+    return (1 - omega) * S + omega * avg_var * np.eye(d), float(omega)
 
 
 def shrunk_class_covariance(centred, shrinkage):

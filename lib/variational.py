@@ -32,9 +32,9 @@ Three layers, from general to specific.
    mean-field variational EM on the same data.  Code names:
    :math:`\pi_m` is ``probs[m]``, :math:`w_m` is ``components[m]`` (rows of
    :math:`W`), :math:`\sigma^2` is ``noise_variance``, the mean-field
-   parameter :math:`\xi_{im} = q(z_{im} = 1)` is ``lam[i, m]`` (the argument names
-   predate the book's letter :math:`\xi`, which chapter 5 uses because
-   :math:`\lambda` is the :math:`\ell_2` penalty everywhere else).
+   parameter :math:`\xi_{im} = q(z_{im} = 1)` is ``xi[i, m]`` (the letter
+   :math:`\xi` rather than :math:`\lambda`, which is the :math:`\ell_2`
+   penalty everywhere in the book).
 
 4. **Continuous mean field.**  :func:`cavi_gaussian` runs coordinate-ascent
    variational inference (CAVI) for a Gaussian target
@@ -488,20 +488,20 @@ def log_likelihood(X, params):
     return log_evidence(log_joint(X, params))
 
 
-def _check_lam(lam, n_samples, n_causes, name="lam"):
-    lam = np.asarray(lam, dtype=np.float64)
-    if lam.ndim == 1 and lam.shape[0] == n_causes:
-        lam = np.broadcast_to(lam, (n_samples, n_causes))
-    if lam.shape != (n_samples, n_causes):
+def _check_xi(xi, n_samples, n_causes, name="xi"):
+    xi = np.asarray(xi, dtype=np.float64)
+    if xi.ndim == 1 and xi.shape[0] == n_causes:
+        xi = np.broadcast_to(xi, (n_samples, n_causes))
+    if xi.shape != (n_samples, n_causes):
         raise ValueError(
-            f"{name} must have shape (n_samples, n_causes) = {(n_samples, n_causes)}, got {lam.shape}."
+            f"{name} must have shape (n_samples, n_causes) = {(n_samples, n_causes)}, got {xi.shape}."
         )
-    if not np.all(np.isfinite(lam)) or np.any((lam < 0) | (lam > 1)):
+    if not np.all(np.isfinite(xi)) or np.any((xi < 0) | (xi > 1)):
         raise ValueError(f"{name} holds Bernoulli probabilities q(z_im = 1) and must lie in [0, 1].")
-    return np.array(lam, dtype=np.float64)
+    return np.array(xi, dtype=np.float64)
 
 
-def mean_field_q(lam):
+def mean_field_q(xi):
     r"""Expand mean-field factors into a table over the :math:`2^M` states.
 
     .. math::
@@ -512,19 +512,19 @@ def mean_field_q(lam):
 
     Parameters
     ----------
-    lam : array-like of shape (n_samples, n_causes)
+    xi : array-like of shape (n_samples, n_causes)
 
     Returns
     -------
     ndarray of shape (n_samples, 2**n_causes)
     """
-    lam = np.asarray(lam, dtype=np.float64)
-    if lam.ndim != 2:
-        raise ValueError(f"lam must be 2-D (n_samples, n_causes), got shape {lam.shape}.")
-    lam = _check_lam(lam, lam.shape[0], lam.shape[1])
-    states = all_states(lam.shape[1])  # (S, M)
-    # product over causes of lam or 1 - lam, for every (point, state) pair: (n, S, M) -> (n, S)
-    factors = np.where(states[None, :, :] == 1, lam[:, None, :], 1 - lam[:, None, :])
+    xi = np.asarray(xi, dtype=np.float64)
+    if xi.ndim != 2:
+        raise ValueError(f"xi must be 2-D (n_samples, n_causes), got shape {xi.shape}.")
+    xi = _check_xi(xi, xi.shape[0], xi.shape[1])
+    states = all_states(xi.shape[1])  # (S, M)
+    # product over causes of xi or 1 - xi, for every (point, state) pair: (n, S, M) -> (n, S)
+    factors = np.where(states[None, :, :] == 1, xi[:, None, :], 1 - xi[:, None, :])
     return np.prod(factors, axis=2)
 
 
@@ -533,7 +533,7 @@ def _logit(p):
         return np.log(p) - np.log1p(-p)
 
 
-def mean_field_update(X, params, lam, m):
+def mean_field_update(X, params, xi, m):
     r"""One coordinate-ascent update of the mean-field factor of cause ``m``.
 
     .. math::
@@ -550,7 +550,7 @@ def mean_field_update(X, params, lam, m):
     ----------
     X : array-like of shape (n_samples, n_features)
     params : FactorialParams
-    lam : array-like of shape (n_samples, n_causes)
+    xi : array-like of shape (n_samples, n_causes)
         Current factors :math:`\xi_{il} = q(z_{il} = 1)`.
     m : int
         The cause to update.
@@ -562,20 +562,20 @@ def mean_field_update(X, params, lam, m):
     """
     X, params = _check_X_params(X, params)
     n_causes = params.probs.shape[0]
-    lam = _check_lam(lam, X.shape[0], n_causes)
+    xi = _check_xi(xi, X.shape[0], n_causes)
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 0 <= m < n_causes:
         raise ValueError(f"m must be an integer cause index in 0..{n_causes - 1}, got {m!r}.")
-    return _update_column(X, params, lam, int(m))
+    return _update_column(X, params, xi, int(m))
 
 
-def _update_column(X, params, lam, m):
+def _update_column(X, params, xi, m):
     probs, W, s2 = params
-    others = lam @ W - lam[:, [m]] * W[m]  # (n, d): sum_{l != m} lam_il w_l
+    others = xi @ W - xi[:, [m]] * W[m]  # (n, d): sum_{l != m} xi_il w_l
     field = _logit(probs[m]) + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / s2  # (n,)
     return expit(field)
 
 
-def mean_field_e_step(X, params, lam_init=None, n_sweeps=10, tol=0.0):
+def mean_field_e_step(X, params, xi_init=None, n_sweeps=10, tol=0.0):
     r"""Mean-field E-step: coordinate ascent on the factors :math:`\xi_{im}`.
 
     Each sweep updates causes ``0, ..., M-1`` in turn with :func:`mean_field_update`
@@ -587,7 +587,7 @@ def mean_field_e_step(X, params, lam_init=None, n_sweeps=10, tol=0.0):
     ----------
     X : array-like of shape (n_samples, n_features)
     params : FactorialParams
-    lam_init : array-like of shape (n_samples, n_causes) or (n_causes,), optional
+    xi_init : array-like of shape (n_samples, n_causes) or (n_causes,), optional
         Starting factors; the prior ``probs`` when omitted.  Variational EM
         passes the previous E-step's factors (a warm start), which is what
         makes its ELBO monotone.
@@ -604,17 +604,17 @@ def mean_field_e_step(X, params, lam_init=None, n_sweeps=10, tol=0.0):
     n_causes = params.probs.shape[0]
     n_sweeps = check_positive_int(n_sweeps, "n_sweeps")
     tol = check_positive_scalar(tol, "tol", allow_zero=True)
-    lam = _check_lam(params.probs if lam_init is None else lam_init, X.shape[0], n_causes, "lam_init")
+    xi = _check_xi(params.probs if xi_init is None else xi_init, X.shape[0], n_causes, "xi_init")
     for _ in range(n_sweeps):
-        old = lam.copy()
+        old = xi.copy()
         for m in range(n_causes):
-            lam[:, m] = _update_column(X, params, lam, m)
-        if np.max(np.abs(lam - old)) <= tol:
+            xi[:, m] = _update_column(X, params, xi, m)
+        if np.max(np.abs(xi - old)) <= tol:
             break
-    return lam
+    return xi
 
 
-def mean_field_elbo(X, params, lam):
+def mean_field_elbo(X, params, xi):
     r"""ELBO of the factorial model for a mean-field :math:`q`, in closed form.
 
     .. math::
@@ -626,7 +626,7 @@ def mean_field_elbo(X, params, lam):
 
     with :math:`H_b(\xi) = -\xi\ln\xi - (1-\xi)\ln(1-\xi)`.
     Costs :math:`O(nMd)` instead of the :math:`O(n 2^M d)` of
-    ``elbo(log_joint(X, params), mean_field_q(lam))``, which it equals.
+    ``elbo(log_joint(X, params), mean_field_q(xi))``, which it equals.
     Book: chapters/05_1_variational_em.md, eq. label ``vem-mf-elbo``.
 
     Returns
@@ -635,10 +635,10 @@ def mean_field_elbo(X, params, lam):
     """
     X, (probs, W, s2) = _check_X_params(X, params)
     n, d = X.shape
-    lam = _check_lam(lam, n, probs.shape[0])
-    prior = np.sum(xlogy(lam, probs) + xlogy(1 - lam, 1 - probs))
-    entropy = -np.sum(xlogy(lam, lam) + xlogy(1 - lam, 1 - lam))
-    sq = np.sum((X - lam @ W) ** 2) + np.sum(lam * (1 - lam) @ np.sum(W**2, axis=1))
+    xi = _check_xi(xi, n, probs.shape[0])
+    prior = np.sum(xlogy(xi, probs) + xlogy(1 - xi, 1 - probs))
+    entropy = -np.sum(xlogy(xi, xi) + xlogy(1 - xi, 1 - xi))
+    sq = np.sum((X - xi @ W) ** 2) + np.sum(xi * (1 - xi) @ np.sum(W**2, axis=1))
     return float(prior + entropy - 0.5 * n * d * (_LOG_2PI + np.log(s2)) - 0.5 * sq / s2)
 
 
@@ -673,7 +673,7 @@ def exact_moments(post, n_causes):
     return Ez, sum_Ezz
 
 
-def mean_field_moments(lam):
+def mean_field_moments(xi):
     r"""Expected sufficient statistics under a mean-field :math:`q`.
 
     .. math::
@@ -690,12 +690,12 @@ def mean_field_moments(lam):
     Ez : ndarray of shape (n_samples, n_causes)
     sum_Ezz : ndarray of shape (n_causes, n_causes)
     """
-    lam = np.asarray(lam, dtype=np.float64)
-    if lam.ndim != 2:
-        raise ValueError(f"lam must be 2-D (n_samples, n_causes), got shape {lam.shape}.")
-    lam = _check_lam(lam, *lam.shape)
-    sum_Ezz = lam.T @ lam + np.diag(np.sum(lam * (1 - lam), axis=0))
-    return lam.copy(), sum_Ezz
+    xi = np.asarray(xi, dtype=np.float64)
+    if xi.ndim != 2:
+        raise ValueError(f"xi must be 2-D (n_samples, n_causes), got shape {xi.shape}.")
+    xi = _check_xi(xi, *xi.shape)
+    sum_Ezz = xi.T @ xi + np.diag(np.sum(xi * (1 - xi), axis=0))
+    return xi.copy(), sum_Ezz
 
 
 def m_step(X, Ez, sum_Ezz, reg_variance=0.0):
@@ -793,7 +793,7 @@ class FactorialMixture(TransformerMixin, DensityMixin, BaseEstimator):
     ----------
     probs_, components_, noise_variance_ : fitted :math:`\pi, W, \sigma^2`
     params_ : FactorialParams
-    lam_ : ndarray of shape (n_samples, n_causes)
+    xi_ : ndarray of shape (n_samples, n_causes)
         :math:`\mathbb E_q[z_{im}]` from the last E-step.
     log_likelihood_history_ : ndarray of shape (n_iter_ + 1,)
         Exact :math:`\ell(\theta^{(t)}) = \ln p(X; \theta^{(t)})` for
@@ -855,7 +855,7 @@ class FactorialMixture(TransformerMixin, DensityMixin, BaseEstimator):
         rng = check_rng(self.random_state)
         params = self._initial_params(X, rng)
 
-        lam = np.broadcast_to(params.probs, (X.shape[0], self.n_causes)).copy()
+        xi = np.broadcast_to(params.probs, (X.shape[0], self.n_causes)).copy()
         loglik = [log_likelihood(X, params)]
         trace = []
         for _ in range(n_iter):
@@ -864,12 +864,12 @@ class FactorialMixture(TransformerMixin, DensityMixin, BaseEstimator):
                 lj = log_joint(X, params)
                 post = posterior(lj)
                 Ez, sum_Ezz = exact_moments(post, self.n_causes)
-                lam = Ez
+                xi = Ez
                 after_e = log_evidence(lj)  # the bound is tight after an exact E-step
             else:
-                lam = mean_field_e_step(X, params, lam, n_sweeps=self.n_sweeps)
-                Ez, sum_Ezz = mean_field_moments(lam)
-                after_e = mean_field_elbo(X, params, lam)
+                xi = mean_field_e_step(X, params, xi, n_sweeps=self.n_sweeps)
+                Ez, sum_Ezz = mean_field_moments(xi)
+                after_e = mean_field_elbo(X, params, xi)
             # M-step: theta^(t+1) = argmax_theta L(q^(t), theta)
             try:
                 params = m_step(X, Ez, sum_Ezz, self.reg_variance)
@@ -883,14 +883,14 @@ class FactorialMixture(TransformerMixin, DensityMixin, BaseEstimator):
             if self.method == "exact":
                 after_m = elbo(log_joint(X, params), post)
             else:
-                after_m = mean_field_elbo(X, params, lam)
+                after_m = mean_field_elbo(X, params, xi)
             trace.append((after_e, after_m))
             loglik.append(log_likelihood(X, params))
             if tol > 0 and len(trace) > 1 and trace[-1][1] - trace[-2][1] < tol:
                 break
         self.params_ = params
         self.probs_, self.components_, self.noise_variance_ = params
-        self.lam_ = lam
+        self.xi_ = xi
         self.elbo_trace_ = np.array(trace)
         self.elbo_history_ = self.elbo_trace_[:, 1].copy()
         self.log_likelihood_history_ = np.array(loglik)

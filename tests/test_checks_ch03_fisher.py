@@ -76,10 +76,10 @@ def _lw(kind="right"):
         S = D.T @ D / (n - 1 if kind == "ddof1" else n)
         avg_var = np.trace(S) / d
         zeta2 = np.sum((S - avg_var * np.eye(d)) ** 2) / d
-        beta2 = sum(np.sum((np.outer(x, x) - S) ** 2) for x in D) / (n * d if kind == "one_n" else n**2 * d)
+        mse = sum(np.sum((np.outer(x, x) - S) ** 2) for x in D) / (n * d if kind == "one_n" else n**2 * d)
         if kind == "no_clip":
-            return beta2 / zeta2
-        omega = min(beta2, zeta2) / zeta2
+            return mse / zeta2
+        omega = min(mse, zeta2) / zeta2
         return 1 - omega if kind == "complement" else omega
     return fn
 

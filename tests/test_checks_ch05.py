@@ -105,9 +105,9 @@ def test_elbo_gap_messages_do_not_reveal_the_answer():
 # ------------------------------------------------------------ ex-mean-field-update
 
 
-def update_right(X, lam, m, probs, components, noise_variance):
+def update_right(X, xi, m, probs, components, noise_variance):
     W = components
-    others = lam @ W - np.outer(lam[:, m], W[m])
+    others = xi @ W - np.outer(xi[:, m], W[m])
     field = np.log(probs[m] / (1 - probs[m])) + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / noise_variance
     return expit(field)
 
@@ -117,12 +117,12 @@ def test_mean_field_update_accepts_right_answers():
 
 
 def _variant(kind):
-    def fn(X, lam, m, probs, W, s2):
+    def fn(X, xi, m, probs, W, s2):
         logit = np.log(probs[m] / (1 - probs[m]))
-        others = lam @ W - np.outer(lam[:, m], W[m])
+        others = xi @ W - np.outer(xi[:, m], W[m])
         half = 0.5 * W[m] @ W[m]
         if kind == "self":
-            others = lam @ W
+            others = xi @ W
         if kind == "no_half":
             half = 0.0
         if kind == "no_prior":
@@ -133,7 +133,7 @@ def _variant(kind):
         if kind == "logit":
             return field
         if kind == "matrix":
-            out = lam.copy()
+            out = xi.copy()
             out[:, m] = expit(field)
             return out
         if kind == "ratio_sigmoid":
@@ -238,11 +238,11 @@ def test_hard_em_step_names_the_mistake():
 
 
 def gap_right(X, params):
-    lam = np.broadcast_to(params.probs, (X.shape[0], len(params.probs))).copy()
+    xi = np.broadcast_to(params.probs, (X.shape[0], len(params.probs))).copy()
     for _ in range(1000):
         for m in range(len(params.probs)):
-            lam[:, m] = V.mean_field_update(X, params, lam, m)
-    return V.log_likelihood(X, params) - V.mean_field_elbo(X, params, lam)
+            xi[:, m] = V.mean_field_update(X, params, xi, m)
+    return V.log_likelihood(X, params) - V.mean_field_elbo(X, params, xi)
 
 
 def test_mean_field_gap_accepts_right_answer_and_names_mistakes():
@@ -256,8 +256,8 @@ def test_mean_field_gap_accepts_right_answer_and_names_mistakes():
     assert_fails(checks.mean_field_gap(exact_q), "exact posterior")
 
     def unconverged(X, params):
-        lam = np.broadcast_to(params.probs, (X.shape[0], len(params.probs))).copy()
-        return V.log_likelihood(X, params) - V.mean_field_elbo(X, params, lam)
+        xi = np.broadcast_to(params.probs, (X.shape[0], len(params.probs))).copy()
+        return V.log_likelihood(X, params) - V.mean_field_elbo(X, params, xi)
 
     assert_fails(checks.mean_field_gap(unconverged), "convergence")
     assert_fails(checks.mean_field_gap(lambda X, p: gap_right(X, p) / len(X)), "per data point")

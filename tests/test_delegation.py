@@ -183,7 +183,7 @@ CALLS_LIB = {
                            "lib.mixture.map_m_step"),
     "em_m_step_from_sums": (_m_step_from_sums, "lib._fastpath.m_step"),
     "elbo_discrete": (lambda lj, q: V.elbo(lj, q), "lib.variational.elbo"),
-    "mean_field_update": (lambda X, lam, m, p, W, s2: V.mean_field_update(X, V.FactorialParams(p, W, s2), lam, m),
+    "mean_field_update": (lambda X, xi, m, p, W, s2: V.mean_field_update(X, V.FactorialParams(p, W, s2), xi, m),
                           "lib.variational.mean_field_update"),
     "hard_em_step": (_hard_em_step, "lib.variational.hard_e_step"),
     "cavi_update": (lambda qm, j, m, c: V.cavi_gaussian_update(qm, j, m, V.gaussian_precision(c)),

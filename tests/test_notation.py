@@ -15,6 +15,8 @@ CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
 
 FORBIDDEN = [
     # ---- book-wide ----
+    ("0[1-5]*.md", r"\\beta\^2|\\bar\\beta", "beta is a prior pseudo-count; a mean squared error is MSE"),
+    ("0[1-5]*.md", r"\\delta_[kl]\(x", "delta is a shift or step; the discriminant function of chapter 3 is g_k(x)"),
     ("0[1-5]*.md", r"\\nu_0", "the (inverse-)Wishart degrees of freedom are kappa (kappa_0), not nu_0; "
                               "nu is a Lagrange multiplier"),
     # ---- chapter 1 ----
@@ -43,8 +45,13 @@ FORBIDDEN = [
     ("03*.md", r"\\(?:var)?phi(?![a-zA-Z])", "phi is the standard normal density only; chapter 3 has no "
                                               "unnormalised weights phi_k or prior phi"),
     ("03*.md", r"\\Lambda", "Lambda is the precision of chapter 5's Gaussian target; chapter 3 writes Sigma^{-1}"),
-    ("03_[234]_*.md", r"\\delta", "delta_k(x) is 03_1's discriminant function only; the Ledoit-Wolf dispersion "
-                                     "is zeta^2 and Kronecker deltas are written out"),
+    ("03*.md", r"\\delta", "delta is a shift or step (chapters 1 and 4); the discriminant function is g_k(x), "
+                           "the Ledoit-Wolf dispersion zeta^2, and Kronecker deltas are written out"),
+    ("03*.md", r"\\beta", "beta is a prior pseudo-count (Beta(alpha, beta), chapter 5's beta_0); the Ledoit-Wolf "
+                          "error of the sample covariance is MSE(hat Sigma), its estimate hat MSE"),
+    ("03*.md", r"\bz\b|\bz_|\bZ\b|_z\b", "z is a latent variable (chapters 4-5); the discriminant coordinates are "
+                                          "F_r^T x = (f_j^T x), the proof's residual x_m^perp, and the exercise "
+                                          "standardises x itself"),
     ("03*.md", r"\$m\$|\bm I\b", "m is neither a training-set size (n) nor the Ledoit-Wolf average variance "
                                    "(sigma_bar^2) in chapter 3"),
     ("03*.md", r"\bq_[01k]\b", "q is a distribution over latent variables (chapters 4-5); the squared "
@@ -65,7 +72,16 @@ FORBIDDEN = [
     ("05*.md", r"\\nu(?![a-zA-Z])", "nu is a Lagrange multiplier; the Wishart degrees of freedom are kappa"),
     ("05*.md", r"G\(Q|Q\^\{\(t", "chapter 4's bound is L(q, theta) and its E-step gives q^(t+1); not G(Q) or Q^(t)"),
     ("05*.md", r"\$\\alpha\$, \$\(\\pi_1|cos\(alpha\)", "alpha is a Dirichlet concentration; the angle is tau"),
+    ("05*.md", r"\blam(?:_init)?\b", "the mean-field parameters xi_im are `xi` in code, in lib.variational too "
+                                   "(xi, xi_init, the attribute xi_)"),
 ]
+
+# Library code that implements a symbol of the notation page uses its letter.
+LIB_FORBIDDEN = [
+    ("variational.py", r"\blam(?:_init|_)?\b", "the mean-field parameters xi_im are xi, xi_init, xi_"),
+    ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
+]
+LIB = CHAPTERS.parent / "lib"
 
 
 def _cases():
@@ -84,3 +100,10 @@ def test_symbol_has_one_meaning(path, pattern, reason):
     text = path.read_text(encoding="utf-8")
     hits = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(pattern, text)]
     assert not hits, f"{path.name} lines {hits}: {reason}"
+
+
+@pytest.mark.parametrize("name, pattern, reason", LIB_FORBIDDEN, ids=[row[0] for row in LIB_FORBIDDEN])
+def test_lib_uses_the_notation(name, pattern, reason):
+    text = (LIB / name).read_text(encoding="utf-8")
+    hits = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(pattern, text)]
+    assert not hits, f"lib/{name} lines {hits}: {reason}"

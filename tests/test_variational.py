@@ -191,10 +191,10 @@ def test_sample_is_reproducible_and_has_the_right_moments():
 def test_mean_field_elbo_closed_form_matches_enumeration(factorial_data):
     X, _, params = factorial_data
     rng = np.random.default_rng(6)
-    for lam in (rng.random((60, 3)), np.full((60, 3), 0.5), np.zeros((60, 3)), np.ones((60, 3))):
-        q = V.mean_field_q(lam)
+    for xi in (rng.random((60, 3)), np.full((60, 3), 0.5), np.zeros((60, 3)), np.ones((60, 3))):
+        q = V.mean_field_q(xi)
         np.testing.assert_allclose(q.sum(axis=1), 1.0)
-        assert np.isclose(V.mean_field_elbo(X, params, lam), V.elbo(V.log_joint(X, params), q), rtol=1e-11)
+        assert np.isclose(V.mean_field_elbo(X, params, xi), V.elbo(V.log_joint(X, params), q), rtol=1e-11)
 
 
 @settings(max_examples=30, deadline=None)
@@ -203,11 +203,11 @@ def test_each_coordinate_update_never_lowers_the_elbo_and_is_the_argmax(seed, M,
     rng = np.random.default_rng(seed)
     params = _random_params(rng, M, d)
     X, _ = V.sample(params, 8, rng)
-    lam = rng.random((8, M))
+    xi = rng.random((8, M))
     for m in list(range(M)) * 2:
-        before = V.mean_field_elbo(X, params, lam)
-        new = lam.copy()
-        new[:, m] = V.mean_field_update(X, params, lam, m)
+        before = V.mean_field_elbo(X, params, xi)
+        new = xi.copy()
+        new[:, m] = V.mean_field_update(X, params, xi, m)
         after = V.mean_field_elbo(X, params, new)
         assert after >= before - 1e-9 * abs(before)
         # the update is the maximiser along this coordinate: any other value is no better
@@ -215,28 +215,28 @@ def test_each_coordinate_update_never_lowers_the_elbo_and_is_the_argmax(seed, M,
             other = new.copy()
             other[:, m] = t
             assert V.mean_field_elbo(X, params, other) <= after + 1e-9 * abs(after)
-        lam = new
+        xi = new
 
 
 def test_mean_field_is_exact_when_components_are_orthogonal():
     # orthogonal w_m: the cross terms vanish, the posterior factorises, KL -> 0
     params = V.FactorialParams(np.array([0.3, 0.6, 0.5]), 2.0 * np.eye(3), 0.5)
     X, _ = V.sample(params, 30, np.random.default_rng(7))
-    lam = V.mean_field_e_step(X, params, n_sweeps=5)
+    xi = V.mean_field_e_step(X, params, n_sweeps=5)
     lj = V.log_joint(X, params)
-    assert abs(V.log_evidence(lj) - V.mean_field_elbo(X, params, lam)) < 1e-9
+    assert abs(V.log_evidence(lj) - V.mean_field_elbo(X, params, xi)) < 1e-9
     # with explaining-away couplings the gap stays positive
     coupled = V.FactorialParams(params.probs, np.array([[2.0, 0, 0], [0, 2.0, 0], [2.0, 2.0, 0]]), 0.5)
-    lam = V.mean_field_e_step(X, coupled, n_sweeps=100, tol=1e-12)
-    assert V.log_likelihood(X, coupled) - V.mean_field_elbo(X, coupled, lam) > 1e-3
+    xi = V.mean_field_e_step(X, coupled, n_sweeps=100, tol=1e-12)
+    assert V.log_likelihood(X, coupled) - V.mean_field_elbo(X, coupled, xi) > 1e-3
 
 
 def test_moments_match_their_enumeration(factorial_data):
     rng = np.random.default_rng(8)
-    lam = rng.random((10, 3))
+    xi = rng.random((10, 3))
     states = V.all_states(3)
-    q = V.mean_field_q(lam)
-    Ez, S = V.mean_field_moments(lam)
+    q = V.mean_field_q(xi)
+    Ez, S = V.mean_field_moments(xi)
     np.testing.assert_allclose(Ez, q @ states, rtol=1e-12)
     np.testing.assert_allclose(S, np.einsum("is,sm,sl->ml", q, states, states), rtol=1e-12)
     Ez2, S2 = V.exact_moments(q, 3)  # exact_moments works for any table over states
@@ -252,9 +252,9 @@ def test_m_step_maximises_the_expected_complete_log_likelihood(factorial_data, k
         q = V.exact_posterior(X, params)
         Ez, S = V.exact_moments(q, 3)
     else:
-        lam = V.mean_field_e_step(X, params)
-        q = V.mean_field_q(lam)
-        Ez, S = V.mean_field_moments(lam)
+        xi = V.mean_field_e_step(X, params)
+        q = V.mean_field_q(xi)
+        Ez, S = V.mean_field_moments(xi)
     new = V.m_step(X, Ez, S)
     best = V.elbo(V.log_joint(X, new), q)
     assert best >= V.elbo(V.log_joint(X, params), q) - 1e-9
@@ -268,15 +268,15 @@ def test_m_step_maximises_the_expected_complete_log_likelihood(factorial_data, k
 def test_m_step_handles_a_cause_that_is_never_on():
     rng = np.random.default_rng(10)
     X = rng.normal(size=(20, 2))
-    lam = np.column_stack([rng.random(20), np.zeros(20)])
-    params = V.m_step(X, *V.mean_field_moments(lam))
+    xi = np.column_stack([rng.random(20), np.zeros(20)])
+    params = V.m_step(X, *V.mean_field_moments(xi))
     assert np.all(np.isfinite(params.components))
     assert params.probs[1] == 0.0
     # probs = 0 is allowed downstream: log 0 handled, no NaN
     assert np.isfinite(V.log_likelihood(X, params))
-    lam2 = V.mean_field_e_step(X, params)
-    np.testing.assert_array_equal(lam2[:, 1], 0.0)
-    assert np.isfinite(V.mean_field_elbo(X, params, lam2))
+    xi2 = V.mean_field_e_step(X, params)
+    np.testing.assert_array_equal(xi2[:, 1], 0.0)
+    assert np.isfinite(V.mean_field_elbo(X, params, xi2))
 
 
 # ------------------------------------------------------------------ EM loops
@@ -301,18 +301,18 @@ def test_variational_em_never_lowers_the_elbo_at_any_half_step(factorial_data, s
     fit = V.variational_em(X, 3, n_iter=40, n_sweeps=3, random_state=seed)
     trace = fit.elbo_trace_.ravel()  # E, M, E, M, ...
     assert np.all(np.diff(trace) >= -1e-8 * np.abs(trace[1:]))
-    # the last entry is L(q, theta) at the final q (lam_) and parameters, by enumerating the 2^3 states
+    # the last entry is L(q, theta) at the final q (xi_) and parameters, by enumerating the 2^3 states
     # with scipy's densities: E_q[ln p(x_i, z)] + H(q_i)
     probs, W, s2 = fit.params_
     states = np.array(list(itertools.product([0, 1], repeat=3)))
-    lam = fit.lam_
+    xi = fit.xi_
     elbo = 0.0
     for z in states:
-        q = np.prod(np.where(z == 1, lam, 1 - lam), axis=1)  # (n,)
+        q = np.prod(np.where(z == 1, xi, 1 - xi), axis=1)  # (n,)
         log_p = np.sum(np.where(z == 1, np.log(probs), np.log1p(-probs))) + \
             multivariate_normal(z @ W, s2 * np.eye(W.shape[1])).logpdf(X)
         elbo += np.sum(q * log_p)
-    elbo += np.sum(entr(lam) + entr(1 - lam))
+    elbo += np.sum(entr(xi) + entr(1 - xi))
     assert np.isclose(fit.elbo_history_[-1], elbo, rtol=1e-10)
     # the ELBO is a lower bound on the exact log-likelihood at every iterate
     assert np.all(fit.elbo_history_ <= fit.log_likelihood_history_[1:] + 1e-8)
@@ -376,8 +376,8 @@ def test_unfitted_estimator_and_bad_parameters_raise(factorial_data):
         V.log_joint(X, 3.0)
     with pytest.raises(ValueError, match="cause index"):
         V.mean_field_update(X, params, np.full((60, 3), 0.5), 3)
-    with pytest.raises(ValueError, match="lam"):
-        V.mean_field_e_step(X, params, lam_init=np.full((60, 2), 0.5))
+    with pytest.raises(ValueError, match="xi"):
+        V.mean_field_e_step(X, params, xi_init=np.full((60, 2), 0.5))
 
 
 # ---------------------------------------------------------------- scikit-learn's estimator contract

@@ -78,8 +78,8 @@ def _lw_terms(X, ddof=0, centre=True):
     S = D.T @ D / (n - ddof)
     avg_var = np.trace(S) / d
     zeta2 = np.sum((S - avg_var * np.eye(d)) ** 2) / d
-    beta2 = (np.sum(np.sum(D**2, axis=1) ** 2) - 2 * np.sum((D @ S) * D) + n * np.sum(S**2)) / (n**2 * d)
-    return beta2, zeta2
+    mse = (np.sum(np.sum(D**2, axis=1) ** 2) - 2 * np.sum((D @ S) * D) + n * np.sum(S**2)) / (n**2 * d)
+    return mse, zeta2
 
 
 def _lw_cases(rng):
@@ -93,7 +93,7 @@ def _lw_cases(rng):
 @check(
     "ex-gda-ledoit-wolf",
     "the intensity matches the Ledoit-Wolf formula on 5 data sets (n = 5 to 200, d = 2 to 50), "
-    "including one where min(beta^2, zeta^2) = zeta^2.",
+    "including one where min(MSE, zeta^2) = zeta^2.",
     forbid=("lib.discriminant.ledoit_wolf",),
 )
 def gda_ledoit_wolf(student_fn):
@@ -106,9 +106,9 @@ def gda_ledoit_wolf(student_fn):
         if np.isclose(got, want, rtol=1e-7, atol=1e-10):
             continue
         where = f"(n = {n}, d = {d})"
-        beta2, zeta2 = _lw_terms(X)
-        if beta2 > zeta2 and np.isclose(got, beta2 / zeta2, rtol=1e-7):
-            raise Failure(f"{where}: your omega is above 1: clip beta^2 at zeta^2 (the minimum in the "
+        mse, zeta2 = _lw_terms(X)
+        if mse > zeta2 and np.isclose(got, mse / zeta2, rtol=1e-7):
+            raise Failure(f"{where}: your omega is above 1: clip the estimated MSE at zeta^2 (the minimum in the "
                           "formula).")
         if not (0.0 <= got <= 1.0):
             raise Failure(f"{where}: the intensity omega must lie in [0, 1].")
@@ -117,14 +117,14 @@ def gda_ledoit_wolf(student_fn):
             raise Failure(f"{where}: you did not centre the data: subtract the column means before forming S "
                           "and the x_i x_i^T.")
         b1, d1 = _lw_terms(X, ddof=1)
-        if np.isclose(got, min(b1, d1) / d1, rtol=1e-7) or np.isclose(got, min(beta2, d1) / d1, rtol=1e-7):
+        if np.isclose(got, min(b1, d1) / d1, rtol=1e-7) or np.isclose(got, min(mse, d1) / d1, rtol=1e-7):
             raise Failure(f"{where}: S divides by n - 1; the formula uses the MLE, which divides by n.")
-        if np.isclose(got, min(n * beta2, zeta2) / zeta2, rtol=1e-7):
-            raise Failure(f"{where}: beta^2 is divided by n once; it needs 1/n^2 (the variance of an AVERAGE "
+        if np.isclose(got, min(n * mse, zeta2) / zeta2, rtol=1e-7):
+            raise Failure(f"{where}: the estimated MSE is divided by n once; it needs 1/n^2 (the variance of an AVERAGE "
                           "of n matrices is 1/n times theirs, and their spread is itself a sum over n).")
         if np.isclose(got, 1 - want, rtol=1e-7, atol=1e-10):
             raise Failure(f"{where}: you returned 1 - omega, the weight of S; omega is the weight of the "
                           "target sigma_bar^2 I.")
-        raise Failure(f"{where}: omega does not match min(beta^2, zeta^2) / zeta^2; check "
+        raise Failure(f"{where}: omega does not match min(MSE, zeta^2) / zeta^2; check "
                       "zeta^2 = ||S - sigma_bar^2 I||^2 (sigma_bar^2 = tr(S) / d) and "
-                      "beta^2 = (1/n^2) sum_i ||x_i x_i^T - S||^2 with centred x_i.")
+                      "MSE = (1/n^2) sum_i ||x_i x_i^T - S||^2 with centred x_i.")

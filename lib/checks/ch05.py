@@ -212,13 +212,13 @@ def elbo_gap_by_hand(answer):
 # ----------------------------------------------------------------- ex 3
 
 
-def _update_variants(X, lam, m, probs, W, s2):
+def _update_variants(X, xi, m, probs, W, s2):
     """The reference update and the usual wrong ones, as (name, column) pairs."""
     logit = np.log(probs[m]) - np.log1p(-probs[m])
-    others = lam @ W - lam[:, [m]] * W[m]
+    others = xi @ W - xi[:, [m]] * W[m]
     ref = expit(logit + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / s2)
     wrong = {
-        "self": (expit(logit + ((X - lam @ W) @ W[m] - 0.5 * W[m] @ W[m]) / s2),
+        "self": (expit(logit + ((X - xi @ W) @ W[m] - 0.5 * W[m] @ W[m]) / s2),
                  "your update subtracts xi_m w_m as well: the sum over l must skip l = m (the cause being "
                  "updated does not explain away itself; its own square gives the -||w_m||^2 / 2 term)."),
         "no_half": (expit(logit + ((X - others) @ W[m]) / s2),
@@ -248,18 +248,18 @@ def mean_field_update(student_fn):
         s2 = float(rng.uniform(0.2, 2.0))
         params = V.FactorialParams(probs, W, s2)
         X, _ = V.sample(params, 7, rng)
-        lam = rng.random((7, M))
+        xi = rng.random((7, M))
         m = int(rng.integers(M))
-        out = call(student_fn, X, lam, m, probs, W, s2, name="mean_field_update")
+        out = call(student_fn, X, xi, m, probs, W, s2, name="mean_field_update")
         if np.shape(out) == (7, M):
             raise Failure(f"return only the new column xi[:, m], shape (n_samples,) = (7,), not the whole "
                           f"matrix of shape (7, {M}).")
         got = expect_array(out, (7,), "the new xi[:, m]", name="mean_field_update")
-        ref, wrong = _update_variants(X, lam, m, probs, W, s2)
+        ref, wrong = _update_variants(X, xi, m, probs, W, s2)
         if _close(got, ref, 1e-7):
-            new = lam.copy()
+            new = xi.copy()
             new[:, m] = got
-            if V.mean_field_elbo(X, params, new) < V.mean_field_elbo(X, params, lam) - 1e-8:
+            if V.mean_field_elbo(X, params, new) < V.mean_field_elbo(X, params, xi) - 1e-8:
                 raise Failure("your update lowered the ELBO on a random case.")
             continue
         for key, (value, message) in wrong.items():
@@ -274,13 +274,13 @@ def mean_field_update(student_fn):
     probs = np.array([0.5, 0.5])
     W = np.array([[40.0, 0.0], [0.0, 40.0]])
     X = np.array([[40.0, -40.0], [-40.0, 40.0]])
-    lam = np.full((2, 2), 0.5)
-    out = call(student_fn, X, lam, 0, probs, W, 1.0, name="mean_field_update")
+    xi = np.full((2, 2), 0.5)
+    out = call(student_fn, X, xi, 0, probs, W, 1.0, name="mean_field_update")
     if np.shape(out) == (2,) and not np.all(np.isfinite(np.asarray(out, dtype=float))):
         raise Failure("for a very large field (about +-800) your sigmoid returns NaN or inf (exp overflows); "
                       "use scipy.special.expit, which is stable for any argument.")
     got = expect_array(out, (2,), "the new xi[:, m]", name="mean_field_update")
-    if not _close(got, V.mean_field_update(X, V.FactorialParams(probs, W, 1.0), lam, 0), 1e-7):
+    if not _close(got, V.mean_field_update(X, V.FactorialParams(probs, W, 1.0), xi, 0), 1e-7):
         raise Failure("for a very large field (about +-800) your sigmoid is inaccurate; use scipy.special.expit.")
 
 
@@ -372,8 +372,8 @@ def mean_field_gap(student_fn):
     for params in models:
         X, _ = V.sample(params, 15, rng)
         got = expect_scalar(call(student_fn, X, params, name="mean_field_gap"), "the gap", name="mean_field_gap")
-        lam = V.mean_field_e_step(X, params, n_sweeps=500, tol=1e-12)
-        want = V.log_likelihood(X, params) - V.mean_field_elbo(X, params, lam)
+        xi = V.mean_field_e_step(X, params, n_sweeps=500, tol=1e-12)
+        want = V.log_likelihood(X, params) - V.mean_field_elbo(X, params, xi)
         if abs(got - want) <= 1e-6 * (1 + abs(want)):
             continue
         if got < -1e-9:
