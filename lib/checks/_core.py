@@ -29,7 +29,6 @@ computations run outside :func:`call` and use ``lib`` normally.  The grader
 
 import contextvars
 import functools
-import hashlib
 import importlib
 import math
 import threading
@@ -50,8 +49,6 @@ __all__ = [
     "expect_array",
     "expect_scalar",
     "expect_tuple",
-    "digest",
-    "matches_digest",
 ]
 
 
@@ -485,23 +482,3 @@ def expect_scalar(value, what, *, name="your function"):
         raise Failure(f"{name} returned NaN for {what}; look for 0 * log(0), 0/0 or a log of a negative number.")
     return out
 
-
-def digest(value, decimals):
-    """A one-way fingerprint of ``value`` rounded to ``decimals`` places.
-
-    Numeric-answer exercises store this digest, not the answer, so reading the
-    check's source does not give the answer away at a glance.  It is not a
-    secret: an answer with 3 decimals in [0, 1] has only 1001 possible values,
-    and anyone can try them all against the digest (the README's "Teaching
-    with this book" says so).
-    """
-    text = f"{round(float(value), decimals):.{decimals}f}"
-    if text.startswith("-0") and float(text) == 0.0:
-        text = text[1:]
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def matches_digest(value, expected_digest, decimals):
-    """True when ``value`` rounds to the stored answer (one unit of tolerance either way)."""
-    step = 10.0**-decimals
-    return any(digest(value + s * step, decimals) == expected_digest for s in (-1, 0, 1))
