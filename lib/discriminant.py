@@ -371,12 +371,13 @@ def discriminant_directions(priors, means, covariance):
 
     With the between-class scatter :math:`S_B = \sum_k \pi_k (\mu_k - \bar\mu)(\mu_k - \bar\mu)^\top`,
     :math:`\bar\mu = \sum_k \pi_k \mu_k`, and the within-class covariance :math:`\Sigma`,
-    solves :math:`S_B f = \xi \Sigma f` through :math:`\Sigma = L L^\top`: the
-    eigenvectors :math:`u` of the symmetric :math:`L^{-1} S_B L^{-\top}` give
-    :math:`f = L^{-\top} u`, normalised so that :math:`f_j^\top \Sigma f_l` is 1 for
-    :math:`j = l` and 0 otherwise.  The
+    solves :math:`S_B f_j = J_j \Sigma f_j` through :math:`\Sigma = L L^\top`: the
+    orthonormal eigenvectors :math:`h_j` of the symmetric :math:`L^{-1} S_B L^{-\top}` give
+    :math:`f_j = L^{-\top} h_j`, normalised so that :math:`f_j^\top \Sigma f_l` is 1 for
+    :math:`j = l` and 0 otherwise.  The eigenvalue :math:`J_j = J(f_j)` is the value of
+    Fisher's criterion at :math:`f_j`.  The
     :math:`r = \min(K - 1, d)` directions with the largest eigenvalues are returned in
-    decreasing order of :math:`\xi`, each with the sign that makes its entry of
+    decreasing order of :math:`J_j`, each with the sign that makes its entry of
     largest magnitude positive.
 
     Book: chapters/03_3_fisher_shrinkage.md, eq. labels ``gda-fisher-criterion``, ``gda-fisher-eig``.
@@ -403,11 +404,11 @@ def discriminant_directions(priors, means, covariance):
     centred = means - priors @ means  # mu_k - mu_bar, (K, d)
     between = (centred * priors[:, None]).T @ centred  # S_B, (d, d)
     B = solve_triangular(L, solve_triangular(L, between, lower=True).T, lower=True)  # L^{-1} S_B L^{-T}
-    eigenvalues, U = np.linalg.eigh(0.5 * (B + B.T))
+    eigenvalues, H = np.linalg.eigh(0.5 * (B + B.T))  # J_j and the h_j as columns
     order = np.argsort(eigenvalues)[::-1][: min(K - 1, d)]
-    V = solve_triangular(L, U[:, order], lower=True, trans="T")  # v = L^{-T} u
-    signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])])
-    return np.clip(eigenvalues[order], 0.0, None), V * signs
+    F = solve_triangular(L, H[:, order], lower=True, trans="T")  # f_j = L^{-T} h_j
+    signs = np.sign(F[np.argmax(np.abs(F), axis=0), np.arange(F.shape[1])])
+    return np.clip(eigenvalues[order], 0.0, None), F * signs
 
 
 def _full_model(priors, means, covariances, covariance_type):

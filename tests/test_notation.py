@@ -17,11 +17,17 @@ FORBIDDEN = [
     # ---- book-wide ----
     ("0[1-5]*.md", r"\\beta\^2|\\bar\\beta", "beta is a prior pseudo-count; a mean squared error is MSE"),
     ("0[1-5]*.md", r"\\delta_[kl]\(x", "delta is a shift or step; the discriminant function of chapter 3 is g_k(x)"),
+    ("0[1-5]*.md", r"(?<![\w\\.])g'?\((?!x\))", "g is chapter 3's discriminant function g_k(x) only; a log-density up to a "
+                                               "constant is written out (ell(theta) + ln p(theta), ln q(Theta))"),
+    ("0[1245]*.md", r"(?<![\w\\])J(?:\(|_\{| = |\$)", "J is Fisher's criterion J(w) and its values J_j (chapter 3); the "
+                                                  "Lagrangian is written out, k-means' sum of squares is named "
+                                                  "in words, chapter 5's couplings are G_ml"),
     ("0[1-5]*.md", r"\\nu_0", "the (inverse-)Wishart degrees of freedom are kappa (kappa_0), not nu_0; "
                               "nu is a Lagrange multiplier"),
     # ---- chapter 1 ----
+    ("01*.md", r"\\xi|\bxi\b", "xi is chapter 5's mean-field parameter xi_im; the perceptron theorem's margin is u_min"),
     ("01*.md", r"\\lambda\(", "lambda is only the l2 penalty; the probit ratio phi(u)/Phi(u) is r(u)"),
-    ("01*.md", r"\\gamma", "gamma is the responsibility (chapter 4); the perceptron's margin is xi"),
+    ("01*.md", r"\\gamma", "gamma is the responsibility (chapter 4); the perceptron's margin is u_min"),
     ("01*.md", r"L_i\(", "L is the likelihood; the perceptron loss is perc(u_i) of the margin u_i"),
     ("01*.md", r"\\top S\b", "S is the scatter matrix; the IRLS weights of Newton's method are Omega"),
     ("01*.md", r"\\theta\^\\star|\\theta_\\star", "the true parameter is theta^*; a separating vector is bar-theta"),
@@ -52,6 +58,13 @@ FORBIDDEN = [
     ("03*.md", r"\bz\b|\bz_|\bZ\b|_z\b", "z is a latent variable (chapters 4-5); the discriminant coordinates are "
                                           "F_r^T x = (f_j^T x), the proof's residual x_m^perp, and the exercise "
                                           "standardises x itself"),
+    ("03*.md", r"\\xi|\bxi_", "xi is chapter 5's mean-field parameter xi_im; Fisher's eigenvalues are "
+                                  "J_j = J(f_j)"),
+    ("03*.md", r"\bu_[0-9jlr]\b|\bU_r\b|\bu\^\\top|\} u\b", "u_i is chapter 1's margin s_i t_i; the "
+                                                             "whitened directions of Fisher's proof are h_j"),
+    ("03*.md", r"(?<!-)\bq\b|\bFq\b", "q is a distribution; reduced-rank LDA keeps r coordinates F_r^T x"),
+    ("03*.md", r"\$T\b|\bT = |\bT - \\Sigma|\\Sigma - T\b", "T is the number of words of a message "
+                                                      "(chapter 2); the Ledoit-Wolf target is sigma_bar^2 I"),
     ("03*.md", r"\$m\$|\bm I\b", "m is neither a training-set size (n) nor the Ledoit-Wolf average variance "
                                    "(sigma_bar^2) in chapter 3"),
     ("03*.md", r"\bq_[01k]\b", "q is a distribution over latent variables (chapters 4-5); the squared "
@@ -67,6 +80,8 @@ FORBIDDEN = [
     ("04*.md", r"\\nu\b[^\n]{0,40}degrees of freedom|prior_dof=\\nu", "the inverse-Wishart degrees of freedom are kappa"),
     ("04*.md", r"\\rho\b", "rho is a correlation only"),
     # ---- chapter 5 ----
+    ("05*.md", r"\br_\{i|\\rho_\{i", "responsibilities are gamma_ik and their logits the expected log joints a_ik; "
+                                  "r is not a responsibility and rho is a correlation only"),
     ("05*.md", r"\\lambda", "lambda is the l2 penalty; chapter 5's mean-field parameters are xi_im"),
     ("05*.md", r"\\phi|\\varphi", "phi is the standard normal density; the encoder's weights are upsilon"),
     ("05*.md", r"\\nu(?![a-zA-Z])", "nu is a Lagrange multiplier; the Wishart degrees of freedom are kappa"),
@@ -80,6 +95,8 @@ FORBIDDEN = [
 LIB_FORBIDDEN = [
     ("variational.py", r"\blam(?:_init|_)?\b", "the mean-field parameters xi_im are xi, xi_init, xi_"),
     ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
+    ("discriminant.py", r"\\xi|:math:`u`|\} u\b|\bv = L", "Fisher's eigenvalues are J_j = J(f_j), the whitened "
+                                                  "eigenvectors h_j, the directions f_j"),
 ]
 LIB = CHAPTERS.parent / "lib"
 
