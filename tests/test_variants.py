@@ -108,8 +108,8 @@ def test_degenerate_cases_are_named():
     em = SPECS["ex-em-second-iteration"]
     assert "takes every point" in em.degenerate({"pi1": 0.85, "a": -0.5, "b": 0.5, "var1": 0.6, "var2": 0.01})
     gap = SPECS["ex-elbo-gap"]
-    assert "nearly certain" in gap.degenerate({"prior1": 0.9, "shift": 3.0, "x": 4.0, "q1": 0.5})
-    assert "nearly the posterior" in gap.degenerate({"prior1": 0.5, "shift": 0.5, "x": 0.25, "q1": 0.5})
+    assert "nearly certain" in gap.degenerate({"prior1": 0.9, "delta": 3.0, "x": 4.0, "q1": 0.5})
+    assert "nearly the posterior" in gap.degenerate({"prior1": 0.5, "delta": 0.5, "x": 0.25, "q1": 0.5})
 
 
 @pytest.mark.parametrize("label", sorted(SPECS))

@@ -115,14 +115,14 @@ def elbo_discrete(student_fn):
 
 # ----------------------------------------------------------------- ex 2
 
-# Variants: p(z = 1) = prior1 (pi_1 on the page), x | z ~ N(shift z, 1) (h on the page), the observed x, and q(z = 1) = q1; variant 0 is the
+# Variants: p(z = 1) = prior1 (pi_1 on the page), x | z ~ N(delta z, 1), the observed x, and q(z = 1) = q1; variant 0 is the
 # book's p(z = 1) = 1/4, x | z ~ N(2z, 1), x = 2, q = (1/2, 1/2).
 
 
 def _gap_model(p):
     """ln p(x, z) for z = 0, 1 and q, for the variant ``p``."""
     prior = np.array([1.0 - p["prior1"], p["prior1"]])
-    log_lik = -0.5 * np.log(2 * np.pi) - 0.5 * (p["x"] - p["shift"] * np.array([0.0, 1.0])) ** 2
+    log_lik = -0.5 * np.log(2 * np.pi) - 0.5 * (p["x"] - p["delta"] * np.array([0.0, 1.0])) ** 2
     return np.log(prior) + log_lik, np.array([1.0 - p["q1"], p["q1"]]), prior, log_lik
 
 
@@ -166,16 +166,16 @@ def _gap_degenerate(p):
 
 
 def _gap_draw(rng):
-    return {"prior1": float(rng.integers(2, 19)) / 20, "shift": float(rng.integers(1, 7)) / 2,
+    return {"prior1": float(rng.integers(2, 19)) / 20, "delta": float(rng.integers(1, 7)) / 2,
             "x": float(rng.integers(-2, 9)) / 2, "q1": float(rng.integers(1, 10)) / 10}
 
 
 _variants.register(_variants.Spec(
     "ex-elbo-gap",
-    book={"prior1": 0.25, "shift": 2.0, "x": 2.0, "q1": 0.5},
+    book={"prior1": 0.25, "delta": 2.0, "x": 2.0, "q1": 0.5},
     draw=_gap_draw,
     degenerate=_gap_degenerate,
-    describe=lambda p: (f"pi_1 = p(z = 1) = {p['prior1']:g}, h = {p['shift']:g} (x | z ~ N(h z, 1)), "
+    describe=lambda p: (f"pi_1 = p(z = 1) = {p['prior1']:g}, delta = {p['delta']:g} (x | z ~ N(delta z, 1)), "
                         f"observed x = {p['x']:g}, q = ({1 - p['q1']:g}, {p['q1']:g})"),
     answer=lambda p: _gap_values(p)[0],
 ))
