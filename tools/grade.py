@@ -1,7 +1,7 @@
 """Grade a folder of homework notebooks: each runs sealed off, and is judged where its code never ran.
 
-    python tools/grade.py SUBMISSIONS [--out OUT] [-j 2] [--chapter PAGE] [--force]
-    make grade SUBMISSIONS=dir [OUT=dir]
+    python tools/grade.py SUBMISSIONS [--out OUT] [-j 2] [--chapter PAGE] [--force] [--key KEY [--roster CSV]]
+    make grade SUBMISSIONS=dir [KEY=course.key] [ROSTER=roster.csv] [OUT=dir]
 
 Every ``.ipynb`` in SUBMISSIONS is one student's notebook (the file name
 without ``.ipynb`` is the student id); a folder may mix chapters.  For each,
