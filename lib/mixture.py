@@ -518,8 +518,9 @@ def sample(n_samples, weights, means, covariances, covariance_type="full", rng=N
     r"""Draw from a Gaussian mixture by ancestral sampling.
 
     First :math:`z_i \sim \mathrm{Categorical}(\pi)`, then
-    :math:`x_i = \mu_{z_i} + L_{z_i} \epsilon_i` with
-    :math:`\epsilon_i \sim \mathcal N(0, I)` and :math:`\Sigma_k = L_k L_k^\top`.
+    :math:`x_i = \mu_{z_i} + L_{z_i}` times a standard normal vector, with
+    :math:`\Sigma_k = L_k L_k^\top`, so that
+    :math:`x_i \mid z_i \sim \mathcal N(\mu_{z_i}, \Sigma_{z_i})`.
 
     Book: chapters/04_em_gaussian_mixtures.md, eq. label ``gmm-density``.
 

@@ -421,8 +421,9 @@ def sample(params, n_samples, rng=None):
     r"""Draw ``(X, Z)`` from the factorial model.
 
     :math:`z_{im} \sim \mathrm{Bernoulli}(\pi_m)`, then
-    :math:`x_i = W^\top z_i + \sigma \varepsilon_i` with
-    :math:`\varepsilon_i \sim \mathcal N(0, I_d)`.
+    :math:`x_i = W^\top z_i + \sigma` times a standard normal vector of
+    dimension :math:`d`, so that
+    :math:`x_i \mid z_i \sim \mathcal N(W^\top z_i, \sigma^2 I_d)`.
     Book: chapters/05_1_variational_em.md, eq. label ``vem-model``.
 
     Returns

@@ -24,6 +24,16 @@ FORBIDDEN = [
                                                   "in words, chapter 5's couplings are G_ml"),
     ("0[1-5]*.md", r"\\nu_0", "the (inverse-)Wishart degrees of freedom are kappa (kappa_0), not nu_0; "
                               "nu is a Lagrange multiplier"),
+    ("0[1-35]*.md", r"\\tau|\btau\b|\btau_", "tau is only the exponent of stepwise EM's steps eta_t = (t + 2)^(-tau) "
+                                    "(chapter 4); a posterior mean's weight is the shrinkage intensity omega "
+                                    "(the data get 1 - omega), eigenvalues are eig_j(A), an angle is angle(w_1, w_2)"),
+    ("0[1-5]*.md", r"\\epsilon(?!_\{\\+(?:text|mathrm)\{mach)", "epsilon is the covariance ridge, written varepsilon "
+                                                          "(reg_covar); only the machine epsilon is epsilon_mach"),
+    ("0[125]*.md", r"\\varepsilon", "varepsilon is the covariance ridge (reg_covar, chapters 3-4): probit's noise is "
+                                  "a latent z, a test error is err(w, b), err_NB(n), a tolerance is named in words"),
+    ("04_1*.md", r"\\(?:var)?epsilon = |\\(?:var)?epsilon\$? terms", "varepsilon is the covariance ridge; a small responsibility "
+                                                      "is named as what it is (gamma_12)"),
+    ("0[1-5]*.md", r"(?<![\w\\])H\[[qp]", "entropy is H(.) with round brackets, as on the notation page"),
     # ---- chapter 1 ----
     ("01*.md", r"\\xi|\bxi\b", "xi is chapter 5's mean-field parameter xi_im; the perceptron theorem's margin is u_min"),
     ("01*.md", r"\\lambda\(", "lambda is only the l2 penalty; the probit ratio phi(u)/Phi(u) is r(u)"),
@@ -33,6 +43,9 @@ FORBIDDEN = [
     ("01*.md", r"\\theta\^\\star|\\theta_\\star", "the true parameter is theta^*; a separating vector is bar-theta"),
     ("01_2*.md", r"\\sigma\(\\alpha", "alpha is a Dirichlet pseudo-count; Platt scaling is a logistic regression on the score"),
     ("01_2*.md", r"margin \$m", "the margin s_i t_i is u (m is not a margin)"),
+    ("01*.md", r"\\theta_\{?k\b|\\theta_\{k ?\+ ?1\}|\\theta_0\b", "k is the class index: the perceptron's "
+                                                             "iterate after t updates is theta^(t), a coordinate "
+                                                             "of theta is theta_j or theta_l"),
     # ---- chapter 2 ----
     ("02*.md", r"\\rho", "rho is a correlation only; the weight of the data in a posterior mean is tau"),
     ("02*.md", r"\\phi", "phi/varphi is the normal density; Bernoulli naive Bayes uses vartheta_kj, a log-odds is t"),
@@ -44,8 +57,8 @@ FORBIDDEN = [
     ("02_2*.md", r"\$L\$|L!", "L is the likelihood; the length of a message is T"),
     ("02_3*.md", r"\\gamma_\{ik\}", "responsibilities are introduced with EM in chapter 4"),
     # ---- chapter 3 ----
-    ("03_[134]_*.md", r"\\lambda", "lambda is only the l2 penalty strength; Fisher's eigenvalues are xi_j, "
-                                     "sample eigenvalues hat tau_j"),
+    ("03_[134]_*.md", r"\\lambda", "lambda is only the l2 penalty strength; Fisher's eigenvalues are J_j, "
+                                     "sample eigenvalues eig_j(hat Sigma)"),
     ("03_gaussian*.md", r"\\lambda", "lambda is only the l2 penalty strength"),
     ("03*.md", r"\\alpha", "alpha is a Dirichlet concentration; the Ledoit-Wolf shrinkage intensity is omega"),
     ("03*.md", r"\\(?:var)?phi(?![a-zA-Z])", "phi is the standard normal density only; chapter 3 has no "
@@ -79,6 +92,10 @@ FORBIDDEN = [
     ("04*.md", r"\\phi|\\varphi", "phi is the standard normal density only; mixing weights are pi_k"),
     ("04*.md", r"\\nu\b[^\n]{0,40}degrees of freedom|prior_dof=\\nu", "the inverse-Wishart degrees of freedom are kappa"),
     ("04*.md", r"\\rho\b", "rho is a correlation only"),
+    ("04*.md", r"\\Delta_\{i", "Delta is the Mahalanobis distance; k-means' limit writes the difference of "
+                                 "squared distances out"),
+    ("0[45]*.md", r"(?<!mathcal )N_k\b|N_\{k\}", "soft counts are n_k (lower-case, as on the notation page); "
+                                                  "N_kj and N_k are naive Bayes word counts (chapter 2)"),
     # ---- chapter 5 ----
     ("05*.md", r"\br_\{i|\\rho_\{i", "responsibilities are gamma_ik and their logits the expected log joints a_ik; "
                                   "r is not a responsibility and rho is a correlation only"),
@@ -86,7 +103,9 @@ FORBIDDEN = [
     ("05*.md", r"\\phi|\\varphi", "phi is the standard normal density; the encoder's weights are upsilon"),
     ("05*.md", r"\\nu(?![a-zA-Z])", "nu is a Lagrange multiplier; the Wishart degrees of freedom are kappa"),
     ("05*.md", r"G\(Q|Q\^\{\(t", "chapter 4's bound is L(q, theta) and its E-step gives q^(t+1); not G(Q) or Q^(t)"),
-    ("05*.md", r"\$\\alpha\$, \$\(\\pi_1|cos\(alpha\)", "alpha is a Dirichlet concentration; the angle is tau"),
+    ("05*.md", r"\$\\alpha\$, \$\(\\pi_1|cos\(alpha\)", "alpha is a Dirichlet concentration; the angle is angle(w_1, w_2)"),
+    ("05*.md", r"a_\{im\}", "a_ik is the (expected) log joint of chapter 5's mixtures; the logit of a binary "
+                             "cause is t_im"),
     ("05*.md", r"\blam(?:_init)?\b", "the mean-field parameters xi_im are `xi` in code, in lib.variational too "
                                    "(xi, xi_init, the attribute xi_)"),
 ]
@@ -97,6 +116,9 @@ LIB_FORBIDDEN = [
     ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
     ("discriminant.py", r"\\xi|:math:`u`|\} u\b|\bv = L", "Fisher's eigenvalues are J_j = J(f_j), the whitened "
                                                   "eigenvectors h_j, the directions f_j"),
+    ("mixture.py", r"\\epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is named in words"),
+    ("variational.py", r"\\(?:var)?epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is "
+                                            "named in words"),
 ]
 LIB = CHAPTERS.parent / "lib"
 

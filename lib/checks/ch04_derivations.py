@@ -67,9 +67,9 @@ def em_lagrange_weights(student_fn):
             (nk, "you returned the soft counts themselves; the constraint sum_k pi_k = 1 fixes the "
                  "Lagrange multiplier, divide by it."),
             (nk / K, "you normalised by the number of components K; the multiplier comes from summing "
-                     "pi_k = N_k / lambda over k, which gives the total count, not K."),
+                     "pi_k = n_k / nu over k, which gives the total count, not K."),
             (plain / K, "you normalised by the number of components K (and ignored the counts); sum "
-                        "pi_k = N_k / lambda over k to find lambda."),
+                        "pi_k = n_k / nu over k to find nu."),
             (np.full(K, 1.0 / K), "you returned uniform weights: the weights must follow the soft counts."),
         ]
         for value, message in mistakes:
@@ -78,8 +78,8 @@ def em_lagrange_weights(student_fn):
         if not np.isclose(weights.sum(), 1.0):
             raise Failure("your weights do not sum to 1; the constraint sum_k pi_k = 1 must hold.")
         raise Failure(
-            "your weights differ from the maximiser: with N_k = sum_i counts[i] resp[i, k], set the "
-            "derivative of sum_k N_k ln pi_k - lambda (sum_k pi_k - 1) to zero and solve for lambda."
+            "your weights differ from the maximiser: with n_k = sum_i counts[i] resp[i, k], set the "
+            "derivative of sum_k n_k ln pi_k - nu (sum_k pi_k - 1) to zero and solve for nu."
         )
 
 
