@@ -94,6 +94,8 @@ FORBIDDEN = [
     ("04*.md", r"\\rho\b", "rho is a correlation only"),
     ("04*.md", r"\\Delta_\{i", "Delta is the Mahalanobis distance; k-means' limit writes the difference of "
                                  "squared distances out"),
+    ("04_1*.md", r"\^D\b|\$D\$|\$D = |\(n, D\)|\(K, D\)", "d is the dimension of a data point, the number of "
+                                                          "features of a Bernoulli mixture too"),
     ("0[45]*.md", r"(?<!mathcal )N_k\b|N_\{k\}", "soft counts are n_k (lower-case, as on the notation page); "
                                                   "N_kj and N_k are naive Bayes word counts (chapter 2)"),
     # ---- chapter 5 ----
@@ -116,6 +118,7 @@ LIB_FORBIDDEN = [
     ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
     ("discriminant.py", r"\\xi|:math:`u`|\} u\b|\bv = L", "Fisher's eigenvalues are J_j = J(f_j), the whitened "
                                                   "eigenvectors h_j, the directions f_j"),
+    ("bernoulli_mixture.py", r"\^D\b|:math:`D`|\(K, D\)", "d is the dimension, the number of binary features too"),
     ("mixture.py", r"\\epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is named in words"),
     ("variational.py", r"\\(?:var)?epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is "
                                             "named in words"),
