@@ -96,6 +96,9 @@ FORBIDDEN = [
                                  "squared distances out"),
     ("04_1*.md", r"\^D\b|\$D\$|\$D = |\(n, D\)|\(K, D\)", "d is the dimension of a data point, the number of "
                                                           "features of a Bernoulli mixture too"),
+    ("04_4*.md", r"\bs_k\b|\$D\b|\bD\$|\\lVert D\b|\(D ?/", "s_i is chapter 1's +-1 label and d the dimension "
+                                                   "(not D): chunked EM's first-order sum is n_k delta_k, the distance "
+                                                   "of a centre from the mean ||delta_k||"),
     ("0[45]*.md", r"(?<!mathcal )N_k\b|N_\{k\}", "soft counts are n_k (lower-case, as on the notation page); "
                                                   "N_kj and N_k are naive Bayes word counts (chapter 2)"),
     # ---- chapter 5 ----
@@ -119,6 +122,8 @@ LIB_FORBIDDEN = [
     ("discriminant.py", r"\\xi|:math:`u`|\} u\b|\bv = L", "Fisher's eigenvalues are J_j = J(f_j), the whitened "
                                                   "eigenvectors h_j, the directions f_j"),
     ("bernoulli_mixture.py", r"\^D\b|:math:`D`|\(K, D\)", "d is the dimension, the number of binary features too"),
+    ("checks/ch04_scale.py", r"\bs_k\b", "chunked EM's first-order sum is n_k delta_k (first), s_i is the +-1 label"),
+    ("_dask.py", r"\bs_k\b", "chunked EM's first-order sum is n_k delta_k, s_i is the +-1 label"),
     ("mixture.py", r"\\epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is named in words"),
     ("variational.py", r"\\(?:var)?epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is "
                                             "named in words"),
