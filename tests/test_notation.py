@@ -33,6 +33,8 @@ FORBIDDEN = [
                                   "a latent z, a test error is err(w, b), err_NB(n), a tolerance is named in words"),
     ("04_1*.md", r"\\(?:var)?epsilon = |\\(?:var)?epsilon\$? terms", "varepsilon is the covariance ridge; a small responsibility "
                                                       "is named as what it is (gamma_12)"),
+    ("0[1-5]*.md", r"\\mathcal\s*\{?Q", "Q is only Dempster's Q(theta | theta^(t)); the variational family is "
+                                        "mathcal D"),
     ("0[1-5]*.md", r"(?<![\w\\])H\[[qp]", "entropy is H(.) with round brackets, as on the notation page"),
     # ---- chapter 1 ----
     ("01*.md", r"\\xi|\bxi\b", "xi is chapter 5's mean-field parameter xi_im; the perceptron theorem's margin is u_min"),
@@ -102,6 +104,9 @@ FORBIDDEN = [
     ("0[45]*.md", r"(?<!mathcal )N_k\b|N_\{k\}", "soft counts are n_k (lower-case, as on the notation page); "
                                                   "N_kj and N_k are naive Bayes word counts (chapter 2)"),
     # ---- chapter 5 ----
+    ("05*.md", r"n_k S_k|weighted covariances? \$S_k", "S_k is chapter 4's weighted scatter "
+                                                    "sum_i gamma_ik (x_i - xbar_k)(x_i - xbar_k)^T, "
+                                                    "the weighted covariance S_k / n_k"),
     ("05*.md", r"\br_\{i|\\rho_\{i", "responsibilities are gamma_ik and their logits the expected log joints a_ik; "
                                   "r is not a responsibility and rho is a correlation only"),
     ("05*.md", r"\\lambda", "lambda is the l2 penalty; chapter 5's mean-field parameters are xi_im"),
