@@ -13,7 +13,7 @@ mean, which every chunk knows,
 .. math::
 
     n_k = \sum_i \gamma_{ik}, \qquad
-    s_k = \sum_i \gamma_{ik} (x_i - c_k), \qquad
+    n_k \delta_k = \sum_i \gamma_{ik} (x_i - c_k), \qquad
     S_k = \sum_i \gamma_{ik} (x_i - c_k)(x_i - c_k)^\top,
 
 and the E-step of a row needs only that row and the current parameters.  So

@@ -145,18 +145,19 @@ def vb_m_step(X, resp, weight_concentration_prior, mean_precision_prior, mean_pr
               degrees_of_freedom_prior, covariance_prior, reg_covar=0.0):
     r"""The update of :math:`q(\pi, \mu, \Lambda)` from the responsibilities (Bishop eqs.
     10.51-10.53, 10.58, 10.60-10.63; book equation ``vem-bgmm-m-step``): with
-    :math:`N_k = \sum_i r_{ik}`, :math:`\bar x_k` and :math:`S_k` the weighted mean and
-    covariance of chapter 4's M-step,
+    :math:`N_k = \sum_i r_{ik}`, :math:`\bar x_k` the weighted mean and
+    :math:`S_k = \sum_i r_{ik} (x_i - \bar x_k)(x_i - \bar x_k)^\top` the weighted scatter
+    of chapter 4's M-step (whose covariance is :math:`S_k / N_k`),
 
     .. math::
 
         \alpha_k = \alpha_0 + N_k, \quad \beta_k = \beta_0 + N_k, \quad
         m_k = \frac{\beta_0 m_0 + N_k \bar x_k}{\beta_k}, \quad \kappa_k = \kappa_0 + N_k, \\
-        W_k^{-1} = W_0^{-1} + N_k S_k + \frac{\beta_0 N_k}{\beta_0 + N_k}
+        W_k^{-1} = W_0^{-1} + S_k + \frac{\beta_0 N_k}{\beta_0 + N_k}
         (\bar x_k - m_0)(\bar x_k - m_0)^\top .
 
-    ``reg_covar`` is added to the diagonal of every :math:`S_k` (scikit-learn does so with
-    its own ``reg_covar``). Returns ``(weight_concentration, mean_precision, means,
+    ``reg_covar`` is added to the diagonal of every weighted covariance :math:`S_k / N_k`
+    (scikit-learn does so with its own ``reg_covar``). Returns ``(weight_concentration, mean_precision, means,
     degrees_of_freedom, covariances)`` in scikit-learn's layout, ``covariances`` being
     :math:`W_k^{-1}/\kappa_k`.
     """
@@ -170,18 +171,18 @@ def vb_m_step(X, resp, weight_concentration_prior, mean_precision_prior, mean_pr
     nk = resp.sum(axis=0) + 10 * np.finfo(float).eps  # scikit-learn's guard against 0 / 0
     xk = (resp.T @ X) / nk[:, None]
     K = resp.shape[1]
-    Sk = np.empty((K, d, d))
+    cov_k = np.empty((K, d, d))  # S_k / N_k (+ reg_covar)
     for k in range(K):
         diff = X - xk[k]
-        Sk[k] = (resp[:, k] * diff.T) @ diff / nk[k]
-        Sk[k].flat[:: d + 1] += reg_covar
+        cov_k[k] = (resp[:, k] * diff.T) @ diff / nk[k]
+        cov_k[k].flat[:: d + 1] += reg_covar
     m0 = np.asarray(mean_prior, dtype=float)
     alpha = weight_concentration_prior + nk
     beta = mean_precision_prior + nk
     means = (mean_precision_prior * m0 + nk[:, None] * xk) / beta[:, None]
     kappa = degrees_of_freedom_prior + nk
     dev = xk - m0
-    W_inv = (np.asarray(covariance_prior, dtype=float) + nk[:, None, None] * Sk
+    W_inv = (np.asarray(covariance_prior, dtype=float) + nk[:, None, None] * cov_k
              + (nk * mean_precision_prior / beta)[:, None, None] * dev[:, :, None] * dev[:, None, :])
     return alpha, beta, means, kappa, W_inv / kappa[:, None, None]
 
@@ -274,7 +275,7 @@ class VariationalGaussianMixture(DensityMixin, BaseEstimator):
     covariance_prior : array of shape (d, d), default the sample covariance of X
         :math:`W_0^{-1}`, symmetric positive definite.
     reg_covar : float, default 1e-6
-        Added to the diagonal of each weighted covariance :math:`S_k` (scikit-learn's).
+        Added to the diagonal of each weighted covariance :math:`S_k / N_k` (scikit-learn's).
     init_params : {"kmeans", "random"}
         The first responsibilities: one-hot labels of scikit-learn's ``KMeans`` (one
         initialisation) or uniform random rows normalised to sum to 1.

@@ -1,15 +1,15 @@
 r"""EM for a mixture of independent Bernoulli vectors (binary images, word indicators).
 
 The model: a hidden component :math:`z_i \sim \mathrm{Categorical}(\pi)`, then
-the :math:`D` binary features of :math:`x_i \in \{0, 1\}^D` independently,
+the :math:`d` binary features of :math:`x_i \in \{0, 1\}^d` independently,
 :math:`x_{ij} \mid z_i = k \sim \mathrm{Bernoulli}(\mu_{kj})`.  The vector
-:math:`\mu_k \in [0, 1]^D` is the mean of component :math:`k` (``means[k]``).
+:math:`\mu_k \in [0, 1]^d` is the mean of component :math:`k` (``means[k]``).
 
 * E-step, in log space (a product of hundreds of probabilities underflows):
 
   .. math::
 
-      \ln p(x_i \mid z_i = k) = \sum_{j=1}^D \bigl( x_{ij} \ln \mu_{kj}
+      \ln p(x_i \mid z_i = k) = \sum_{j=1}^d \bigl( x_{ij} \ln \mu_{kj}
                                  + (1 - x_{ij}) \ln (1 - \mu_{kj}) \bigr), \qquad
       \gamma_{ik} = \exp\bigl(\ln \pi_k + \ln p(x_i \mid z_i = k) - \ln p(x_i)\bigr),
 
@@ -87,8 +87,8 @@ def component_log_prob(X, means):
 def _component_log_prob(X, means):
     # two matrix products; a mean of exactly 0 (or 1) contributes 0 ln 0 = 0 where the feature
     # is 0 (or 1) and makes the point impossible (-inf) where it is not
-    log_on = np.log(np.where(means > 0, means, 1.0))  # (K, D), 0 where mu = 0
-    log_off = np.log(np.where(means < 1, 1.0 - means, 1.0))  # (K, D), 0 where mu = 1
+    log_on = np.log(np.where(means > 0, means, 1.0))  # (K, d), 0 where mu = 0
+    log_off = np.log(np.where(means < 1, 1.0 - means, 1.0))  # (K, d), 0 where mu = 1
     out = X @ log_on.T + (1.0 - X) @ log_off.T  # (n, K)
     impossible = X @ (means == 0).T + (1.0 - X) @ (means == 1).T > 0
     out[impossible] = -np.inf
@@ -126,7 +126,7 @@ def m_step(X, resp, pseudo_count=0.0):
     nk = resp.sum(axis=0)  # (K,) soft counts
     if a == 0 and np.any(nk <= 0):
         raise ValueError("a component has soft count 0: its means are undefined (use pseudo_count > 0).")
-    means = (resp.T @ X + a) / (nk[:, None] + 2 * a)  # (K, D)
+    means = (resp.T @ X + a) / (nk[:, None] + 2 * a)  # (K, d)
     return nk / len(X), np.clip(means, 0.0, 1.0)  # rounding may leave 1 + 1e-16
 
 

@@ -70,7 +70,7 @@ def test_the_book_solution_passes_on_lists_too():
     ("n-1", ["n_k - 1"]),
     ("twice", ["cross terms"]),
     ("mean-no-centre", ["add the centre"]),
-    ("mean-by-n", ["divided s_k by n"]),
+    ("mean-by-n", ["divided the sums n_k delta_k (first) by n"]),
     ("mean-sign", ["sign of the step"]),
     ("weights-counts", ["soft counts n_k", "divide by the number of points"]),
     ("weights-K", ["by K"]),

@@ -33,6 +33,8 @@ FORBIDDEN = [
                                   "a latent z, a test error is err(w, b), err_NB(n), a tolerance is named in words"),
     ("04_1*.md", r"\\(?:var)?epsilon = |\\(?:var)?epsilon\$? terms", "varepsilon is the covariance ridge; a small responsibility "
                                                       "is named as what it is (gamma_12)"),
+    ("0[1-5]*.md", r"\\mathcal\s*\{?Q", "Q is only Dempster's Q(theta | theta^(t)); the variational family is "
+                                        "mathcal D"),
     ("0[1-5]*.md", r"(?<![\w\\])H\[[qp]", "entropy is H(.) with round brackets, as on the notation page"),
     # ---- chapter 1 ----
     ("01*.md", r"\\xi|\bxi\b", "xi is chapter 5's mean-field parameter xi_im; the perceptron theorem's margin is u_min"),
@@ -94,9 +96,17 @@ FORBIDDEN = [
     ("04*.md", r"\\rho\b", "rho is a correlation only"),
     ("04*.md", r"\\Delta_\{i", "Delta is the Mahalanobis distance; k-means' limit writes the difference of "
                                  "squared distances out"),
+    ("04_1*.md", r"\^D\b|\$D\$|\$D = |\(n, D\)|\(K, D\)", "d is the dimension of a data point, the number of "
+                                                          "features of a Bernoulli mixture too"),
+    ("04_4*.md", r"\bs_k\b|\$D\b|\bD\$|\\lVert D\b|\(D ?/", "s_i is chapter 1's +-1 label and d the dimension "
+                                                   "(not D): chunked EM's first-order sum is n_k delta_k, the distance "
+                                                   "of a centre from the mean ||delta_k||"),
     ("0[45]*.md", r"(?<!mathcal )N_k\b|N_\{k\}", "soft counts are n_k (lower-case, as on the notation page); "
                                                   "N_kj and N_k are naive Bayes word counts (chapter 2)"),
     # ---- chapter 5 ----
+    ("05*.md", r"n_k S_k|weighted covariances? \$S_k", "S_k is chapter 4's weighted scatter "
+                                                    "sum_i gamma_ik (x_i - xbar_k)(x_i - xbar_k)^T, "
+                                                    "the weighted covariance S_k / n_k"),
     ("05*.md", r"\br_\{i|\\rho_\{i", "responsibilities are gamma_ik and their logits the expected log joints a_ik; "
                                   "r is not a responsibility and rho is a correlation only"),
     ("05*.md", r"\\lambda", "lambda is the l2 penalty; chapter 5's mean-field parameters are xi_im"),
@@ -116,6 +126,11 @@ LIB_FORBIDDEN = [
     ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
     ("discriminant.py", r"\\xi|:math:`u`|\} u\b|\bv = L", "Fisher's eigenvalues are J_j = J(f_j), the whitened "
                                                   "eigenvectors h_j, the directions f_j"),
+    ("bernoulli_mixture.py", r"\^D\b|:math:`D`|\(K, D\)", "d is the dimension, the number of binary features too"),
+    ("checks/ch04_scale.py", r"\bs_k\b", "chunked EM's first-order sum is n_k delta_k (first), s_i is the +-1 label"),
+    ("_dask.py", r"\bs_k\b", "chunked EM's first-order sum is n_k delta_k, s_i is the +-1 label"),
+    ("bayesian_mixture.py", r"N_k S_k|of every :math:`S_k`", "S_k is the weighted scatter; the weighted "
+                                                               "covariance is S_k / N_k"),
     ("mixture.py", r"\\epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is named in words"),
     ("variational.py", r"\\(?:var)?epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is "
                                             "named in words"),

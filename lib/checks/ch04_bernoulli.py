@@ -1,7 +1,7 @@
 """Check for chapter 4's exercise on a mixture that is not Gaussian: one EM iteration for Bernoulli vectors.
 
 The reference is :mod:`lib.bernoulli_mixture` on fresh binary data the student
-does not see, with D = 2000 features in one problem, so that a product of
+does not see, with d = 2000 features in one problem, so that a product of
 probabilities underflows to 0.  No message shows a reference value; each
 typical mistake is computed and named.
 """
@@ -20,13 +20,13 @@ def _close(a, b, rtol=1e-7, atol=1e-10):
     return a.shape == np.shape(b) and bool(np.allclose(a, b, rtol=rtol, atol=atol))
 
 
-def _problem(rng, n, D, K):
+def _problem(rng, n, d, K):
     """Binary data from a K-component Bernoulli mixture, and parameters that are not the truth."""
-    truth = rng.uniform(0.1, 0.9, size=(K, D))
+    truth = rng.uniform(0.1, 0.9, size=(K, d))
     z = rng.choice(K, size=n, p=rng.dirichlet(np.full(K, 4.0)))
-    X = (rng.random((n, D)) < truth[z]).astype(float)
+    X = (rng.random((n, d)) < truth[z]).astype(float)
     weights = rng.dirichlet(np.full(K, 3.0))
-    means = np.clip(truth + rng.normal(scale=0.15, size=(K, D)), 0.05, 0.95)
+    means = np.clip(truth + rng.normal(scale=0.15, size=(K, d)), 0.05, 0.95)
     return X, weights, means
 
 
@@ -50,22 +50,22 @@ def em_bernoulli_mixture(student_fn):
     bm = import_module("..bernoulli_mixture", __package__)  # the copy of lib this check came from
     name = "bernoulli_em_iteration"
     rng = np.random.default_rng(4101)
-    for n, D, K in [(60, 12, 2), (80, 2000, 3), (120, 40, 4)]:
-        X, weights, means = _problem(rng, n, D, K)
+    for n, d, K in [(60, 12, 2), (80, 2000, 3), (120, 40, 4)]:
+        X, weights, means = _problem(rng, n, d, K)
         want_r, _ = bm.e_step(X, weights, means)
         want_w, want_m = bm.m_step(X, want_r)
         out = call(student_fn, X.copy(), weights.copy(), means.copy(), name=name)
         expect_tuple(out, 3, "(resp, weights, means)", name=name)
         resp = expect_array(out[0], (n, K), "the responsibilities", name=name, finite=False)
         new_w = expect_array(out[1], (K,), "the weights", name=name, finite=False)
-        new_m = expect_array(out[2], (K, D), "the means", name=name, finite=False)
+        new_m = expect_array(out[2], (K, d), "the means", name=name, finite=False)
 
         if not _close(resp, want_r):
             r_ones = _wrong_answers(X, weights, means)
             if not np.all(np.isfinite(resp)):
                 raise Failure(
-                    f"your responsibilities contain nan or inf with {D} features: a product of "
-                    f"{D} probabilities underflows to 0 (and 0/0 is nan). Add logarithms instead and "
+                    f"your responsibilities contain nan or inf with {d} features: a product of "
+                    f"{d} probabilities underflows to 0 (and 0/0 is nan). Add logarithms instead and "
                     "normalise with scipy.special.logsumexp.")
             if not np.allclose(resp.sum(axis=1), 1.0, atol=1e-6):
                 raise Failure("the rows of your responsibilities do not sum to 1: divide the joint "
@@ -88,7 +88,7 @@ def em_bernoulli_mixture(student_fn):
         if not _close(new_w, want_w):
             for value, message in [
                 (nk, "your weights are the soft counts n_k; divide by the number of points n."),
-                (nk / D, "you divided the soft counts by the number of features; pi_k = n_k / n."),
+                (nk / d, "you divided the soft counts by the number of features; pi_k = n_k / n."),
                 (np.bincount(np.argmax(want_r, axis=1), minlength=K) / n,
                  "your weights count hard assignments; use the soft counts n_k = sum_i gamma_ik."),
             ]:
@@ -103,7 +103,7 @@ def em_bernoulli_mixture(student_fn):
                 (want_r.T @ X, "your means are weighted sums; divide by the soft count n_k to get a "
                                "probability in [0, 1]."),
                 (np.stack([X[np.argmax(want_r, axis=1) == k].mean(axis=0) if np.any(np.argmax(want_r, axis=1) == k)
-                           else np.full(D, np.nan) for k in range(K)]),
+                           else np.full(d, np.nan) for k in range(K)]),
                  "your means average the points assigned to each component; weight every point by gamma_ik."),
                 (means, "your means did not move: the M-step replaces them."),
             ]:

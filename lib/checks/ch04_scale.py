@@ -54,7 +54,7 @@ def em_m_step_from_sums(student_fn):
         weights = expect_array(out[0], (K,), "the weights", name=name)
         means = expect_array(out[1], (K, d), "the means", name=name)
         covs = expect_array(out[2], (K, d, d), "the covariances", name=name)
-        shift = first / counts[:, None]  # (K, d): s_k / n_k
+        shift = first / counts[:, None]  # (K, d): delta_k = first / n_k
 
         if not _close(weights, want_w):
             for value, message in [
@@ -68,16 +68,17 @@ def em_m_step_from_sums(student_fn):
 
         if not _close(means, want_m, atol=1e-9 * max(1.0, offset)):
             for value, message in [
-                (shift, "your means are s_k / n_k, the step from c_k: add the centre c_k back."),
-                (centres, "your means are the centres c_k: the new mean is c_k + s_k / n_k."),
+                (shift, "your means are delta_k = first / n_k, the step from c_k: add the centre c_k back."),
+                (centres, "your means are the centres c_k: the new mean is c_k + delta_k, delta_k = first / n_k."),
                 (centres + first / n,
-                 "you divided s_k by n; the step of component k is s_k / n_k, its own soft count."),
-                (centres - shift, "the sign of the step is wrong: mu_k = c_k + s_k / n_k."),
-                (first, "your means are the sums s_k: divide by n_k and add c_k."),
+                 "you divided the sums n_k delta_k (first) by n; the step delta_k of component k divides "
+                 "them by n_k, its own soft count."),
+                (centres - shift, "the sign of the step is wrong: mu_k = c_k + delta_k."),
+                (first, "your means are the sums n_k delta_k (first): divide by n_k and add c_k."),
             ]:
                 if _close(means, value, atol=1e-9 * max(1.0, offset)):
                     raise Failure(message)
-            raise Failure("your means differ from mu_k = c_k + s_k / n_k.")
+            raise Failure("your means differ from mu_k = c_k + delta_k, delta_k = first / n_k.")
 
         if _close(covs, want_c):
             continue
@@ -85,24 +86,24 @@ def em_m_step_from_sums(student_fn):
         mistakes = [
             (second / counts[:, None, None],
              "your covariances are S_k / n_k, the scatter about the old centres c_k: subtract "
-             "(s_k / n_k)(s_k / n_k)^T, which moves it to the new means (expand x_i - mu_k = (x_i - c_k) - s_k / n_k)."),
+             "delta_k delta_k^T, which moves it to the new means (expand x_i - mu_k = (x_i - c_k) - delta_k)."),
             (second / counts[:, None, None] + outer,
-             "the correction has the wrong sign: expanding x_i - mu_k = (x_i - c_k) - s_k / n_k gives "
-             "S_k / n_k MINUS (s_k / n_k)(s_k / n_k)^T."),
+             "the correction has the wrong sign: expanding x_i - mu_k = (x_i - c_k) - delta_k gives "
+             "S_k / n_k MINUS delta_k delta_k^T."),
             (second / counts[:, None, None] - 2.0 * outer,
-             "you kept both cross terms but not the square: the cross terms give -2 (s_k/n_k)(s_k/n_k)^T and "
-             "the square gives +1 times it, so the correction is -(s_k / n_k)(s_k / n_k)^T once."),
+             "you kept both cross terms but not the square: the cross terms give -2 n_k delta_k delta_k^T and "
+             "the square gives +1 times it, so the correction is -n_k delta_k delta_k^T once."),
             (second / n - outer,
              "your covariances divide the scatter by n; each component divides by its own soft count n_k."),
             ((second - outer) / counts[:, None, None],
-             "the correction is (s_k / n_k)(s_k / n_k)^T after dividing S_k by n_k (or s_k s_k^T / n_k before)."),
+             "the correction is delta_k delta_k^T after dividing S_k by n_k (or n_k delta_k delta_k^T before)."),
             (second / (counts - 1)[:, None, None] - outer,
              "your covariances divide by n_k - 1: the maximum-likelihood M-step divides by n_k."),
         ]
         for value, message in mistakes:
             if _close(covs, value):
                 raise Failure(message)
-        raise Failure("your covariances differ from Sigma_k = S_k / n_k - (s_k / n_k)(s_k / n_k)^T.")
+        raise Failure("your covariances differ from Sigma_k = S_k / n_k - delta_k delta_k^T.")
 
 
 @check(
