@@ -630,7 +630,8 @@ def validated(raw, student, editions, fallback_page=None):
     variants = [[label, verdict, bounded(owner, 100) if isinstance(owner, str) else None]
                 for label, verdict, owner in (v for v in raw.get("variants", [])[:50]
                                               if isinstance(v, list) and len(v) == 3)
-                if label in labels and verdict in VERDICTS] if isinstance(raw.get("variants"), list) else []
+                if isinstance(label, str) and label in labels and verdict in VERDICTS] \
+        if isinstance(raw.get("variants"), list) else []
     return {"student": student, "page": page, "exercises": exercises, "notes": notes, "errors": errors,
             "variants": variants}
 
