@@ -98,7 +98,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from scipy.linalg import solve_triangular
+from scipy.linalg.lapack import dtrtri
 from scipy.linalg.blas import dsyrk
 from threadpoolctl import ThreadpoolController
 
@@ -244,6 +244,35 @@ class Natural(NamedTuple):
         return self._replace(W=W, ceiling=self.ceiling - s)
 
 
+def factors(covariances, covariance_type):
+    """Cholesky factors L_k (Sigma_k = L_k L_k^T) and their inverses, each (K, d, d) ((1, d, d) for tied).
+
+    One batched factorisation (numpy) and one LAPACK ``trtri`` per component:
+    per iteration this is called for the E-step's parameters and for the
+    cancellation bounds of the old and the new parameters, and scipy's
+    ``cholesky``/``solve_triangular`` cost about 100 microseconds per call in
+    argument handling (measured: 3 ms per EM iteration at k = 10, a fifth of an
+    iteration at n = 1e5, d = 10).  A matrix that is not positive definite is
+    passed to :func:`lib.gaussian.cholesky_factors` for its error message.
+    """
+    covs = np.asarray(covariances, dtype=np.float64)
+    covs = covs if covariance_type == "full" else covs[None]
+    try:
+        chols = np.linalg.cholesky(covs)
+        ok = bool(np.isfinite(chols).all())
+    except np.linalg.LinAlgError:
+        ok = False
+    if not ok:
+        chols = cholesky_factors(covariances, covariance_type)  # raises NotPositiveDefiniteError
+        chols = chols if covariance_type == "full" else chols[None]
+    L_inv = np.empty_like(chols)
+    for k, L in enumerate(chols):
+        L_inv[k], info = dtrtri(L, lower=1)
+        if info != 0:
+            raise NotPositiveDefiniteError(f"covariance {k} has a singular Cholesky factor; increase reg_covar.")
+    return chols, L_inv
+
+
 def natural_parameters(weights, means_c, covariances, covariance_type):
     """Parameters of the linear form, see the table above.
 
@@ -273,10 +302,7 @@ def natural_parameters(weights, means_c, covariances, covariance_type):
         const = log_weights - 0.5 * (d * _LOG_2PI + log_det + maha_mean)
         return Natural("linear", np.vstack([const, linear, quad]), None, ceiling)
 
-    chol = cholesky_factors(covariances, covariance_type)  # L_k with Sigma_k = L_k L_k^T
-    chols = chol if covariance_type == "full" else chol[None]
-    eye = np.eye(d)
-    L_inv = np.stack([solve_triangular(L, eye, lower=True, check_finite=False) for L in chols])
+    chols, L_inv = factors(covariances, covariance_type)  # L_k with Sigma_k = L_k L_k^T, L_k^{-1}
     log_det = 2.0 * np.log(np.diagonal(chols, axis1=1, axis2=2)).sum(axis=1)  # (K,) or (1,)
     if covariance_type == "tied":
         L_inv = np.broadcast_to(L_inv, (n_components, d, d))
@@ -448,15 +474,9 @@ def cancellation_bounds(means_c, covariances, covariance_type):
         return np.sum(means_c**2 / covariances, axis=1) + d
     if covariance_type == "spherical":
         return np.sum(means_c**2, axis=1) / covariances + d
-    chol = cholesky_factors(covariances, covariance_type)
-    chols = chol if covariance_type == "full" else chol[None]
+    _, L_inv = factors(covariances, covariance_type)
     covs = covariances if covariance_type == "full" else covariances[None]
-    eye = np.eye(d)
-    abs_P = []  # |P_k| entrywise
-    for L in chols:
-        L_inv = solve_triangular(L, eye, lower=True, check_finite=False)
-        abs_P.append(np.abs(L_inv.T @ L_inv))
-    abs_P = np.stack(abs_P)  # (K, d, d) or (1, d, d)
+    abs_P = np.abs(np.swapaxes(L_inv, 1, 2) @ L_inv)  # (K, d, d) or (1, d, d): |P_k| entrywise
     e = np.abs(means_c)  # (K, d)
     spread = np.sum(abs_P * np.abs(covs), axis=(1, 2))  # (K,) or (1,)
     return np.einsum("ka,kab,kb->k", e, np.broadcast_to(abs_P, (n_components, d, d)), e) + spread
@@ -494,10 +514,8 @@ def exact_parameters(weights, means, covariances, covariance_type):
     if covariance_type in ("diag", "spherical"):
         log_det = np.log(covariances).sum(axis=1) if covariance_type == "diag" else d * np.log(covariances)
         return log_weights - 0.5 * (d * _LOG_2PI + log_det), 1.0 / np.sqrt(covariances)
-    chol = cholesky_factors(covariances, covariance_type)
-    chols = chol if covariance_type == "full" else chol[None]
-    eye = np.eye(d)
-    U = np.stack([solve_triangular(L, eye, lower=True, check_finite=False).T for L in chols])
+    chols, L_inv = factors(covariances, covariance_type)
+    U = np.swapaxes(L_inv, 1, 2)
     log_det = 2.0 * np.log(np.diagonal(chols, axis1=1, axis2=2)).sum(axis=1)
     const = log_weights - 0.5 * (d * _LOG_2PI + log_det)
     return const, (U if covariance_type == "full" else U[0])
