@@ -367,9 +367,8 @@ def weighted_log_prob_columns(phi, natural):
     phiT = phi.T  # (D, m): contiguous for the full layout (built transposed), a view otherwise
     if route == "cholesky":
         K, d, m = W.shape[0], phi.shape[1] - 1, phi.shape[0]
-        Y = extra.T @ phiT  # (K d, m): rows of L_k^{-1} (x_i - mu_k), component by component
-        np.square(Y, out=Y)
-        out = Y.reshape(K, d, m).sum(axis=1)  # (K, m): squared Mahalanobis distances
+        Y = (extra.T @ phiT).reshape(K, d, m)  # rows of L_k^{-1} (x_i - mu_k), component by component
+        out = np.einsum("kdm,kdm->km", Y, Y)  # (K, m): squared Mahalanobis distances, one pass
         out *= -0.5
         out += W[:, None]
         return out
@@ -639,7 +638,15 @@ class SufficientStatistics:
         self.shift = X.mean(axis=0) if shift is None else shift  # (d,)
         self.blocks = row_blocks(self.n_samples, self.n_features, n_components, covariance_type)
         d = self.n_features
-        if is_narrow(covariance_type, d):
+        if cholesky_route(covariance_type, d):
+            # phi = [1, x] is kept transposed, (1 + d, n): the M-step's weighted copies
+            # sqrt(gamma_ik) x_i are then products of whole contiguous rows
+            phiT = np.empty((1 + d, self.n_samples))
+            phiT[0] = 1.0
+            np.subtract(X, self.shift, out=phiT[1:].T)
+            self._Xc = phiT[1:].T  # (n, d) view: one copy of the data, not two
+            self.phi = [phiT[:, rows].T for rows in self.blocks]
+        elif is_narrow(covariance_type, d):
             # phi = [1, x] or [1, x, ||x||^2] is kept, and its columns 1..d are the centred
             # data: one copy of the data, not two
             phi = features(X, covariance_type, shift=self.shift)  # (n, D)
@@ -695,19 +702,21 @@ class SufficientStatistics:
         Those come from one symmetric rank-m update per component (BLAS syrk on
         sqrt(gamma_ik) x_i): half the flops of a general product, and no (m, K d)
         temporary (measured 1.4-1.6 times faster than the single product at d = 50).
+        The weighted copy is a product of whole rows of the transposed block, and
+        syrk updates a Fortran-ordered slice of acc[1] in place.
         """
         products = R @ phi  # (K, D)
         acc[0] = products if acc[0] is None else acc[0] + products
         if cholesky_route(self.covariance_type, self.n_features):
             K, m, d = R.shape[0], R.shape[1], self.n_features
-            Xc = phi[:, 1:]  # (m, d)
+            XcT = phi.T[1:]  # (d, m), contiguous rows
             root = np.sqrt(R)
-            Z = np.empty((m, d))
+            ZT = np.empty((d, m))
             if acc[1] is None:
-                acc[1] = np.zeros((K, d, d))
+                acc[1] = np.zeros((d, d, K), order="F")  # [:, :, k] is Fortran-contiguous
             for k in range(K):
-                np.multiply(Xc, root[k][:, None], out=Z)  # sqrt(gamma_ik) x_i
-                acc[1][k] = dsyrk(1.0, Z.T, beta=1.0, c=acc[1][k], trans=0, overwrite_c=1)  # upper
+                np.multiply(XcT, root[k], out=ZT)  # sqrt(gamma_ik) x_i, transposed
+                dsyrk(1.0, ZT.T, beta=1.0, c=acc[1][:, :, k], trans=1, overwrite_c=1)  # upper
 
     def _about_centres(self, acc, centres, log_lik):
         """Statistics about the centres from the fast path's sums about the shift.
@@ -729,7 +738,7 @@ class SufficientStatistics:
                 second = self._scatter
             elif second is not None:  # the Cholesky route: syrk filled the upper triangles
                 rows, cols = np.triu_indices(d, k=1)
-                second = second.copy()
+                second = np.moveaxis(second, 2, 0).copy()  # (K, d, d)
                 second[:, cols, rows] = second[:, rows, cols]
             else:  # unpack the upper triangles
                 rows, cols = quadratic_pairs(d)
