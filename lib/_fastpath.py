@@ -123,6 +123,11 @@ KEEP_FEATURES_BYTES = 32 << 20  # 32 MiB
 #: Cholesky route at d = 50.
 BLOCK_BYTES = 1 << 19  # 512 KiB
 
+#: Block size on the stacked-Cholesky route (full, d > 20), where the (K d, m)
+#: product Y dominates.  Measured at n = 1e5, d = 50, k = 10 (CPU time, interleaved):
+#: 16 MiB blocks (4194 rows) 15% faster than 2 MiB; 32 MiB slower.
+CHOLESKY_BLOCK_BYTES = 1 << 24  # 16 MiB
+
 #: Largest cancellation bound B (see the module docstring) for which the fast
 #: path is used; above it the exact route runs.  eps * 1e5 = 2.2e-11.
 MAX_CANCELLATION = 1e5
@@ -164,7 +169,7 @@ def row_blocks(n_samples, n_features, n_components, covariance_type):
     size = BLOCK_BYTES
     if cholesky_route(covariance_type, n_features):
         width = n_components * n_features  # Y = phi @ B dominates
-        size = 4 * BLOCK_BYTES
+        size = CHOLESKY_BLOCK_BYTES
     step = max(64, size // (8 * width))
     return [slice(start, min(start + step, n_samples)) for start in range(0, n_samples, step)]
 
