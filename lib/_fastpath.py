@@ -628,6 +628,21 @@ def m_step(stats, centres, n_samples, covariance_type, reg_covar):
     return weights, means, cov
 
 
+def _huge_page_array(shape):
+    """np.empty(shape) at the start of a 2 MiB-aligned region of a large allocation.
+
+    numpy asks the kernel for transparent huge pages for allocations of 4 MiB or
+    more; a buffer inside one 2 MiB page is physically contiguous, so how it maps
+    onto the cache no longer depends on which physical pages a process happens to
+    get.
+    """
+    size = 8 * int(np.prod(shape))
+    page = 1 << 21
+    arena = np.empty(max(size + page, 1 << 22) + page, dtype=np.uint8)
+    offset = (-arena.ctypes.data) % page
+    return arena[offset : offset + size].view(np.float64).reshape(shape)
+
+
 class SufficientStatistics:
     """One fit's data (centred once, with its features) and its passes over them.
 
@@ -669,7 +684,7 @@ class SufficientStatistics:
                 self._XcT = np.empty((d, self.n_samples))
                 np.subtract(X, self.shift, out=self._XcT.T)
                 self._Xc = None
-                self._buffer = np.empty((n_columns, self.blocks[0].stop))
+                self._buffer = _huge_page_array((n_columns, self.blocks[0].stop))
                 self._buffer[0] = 1.0
             else:
                 self._Xc = X - self.shift  # (n, d)
