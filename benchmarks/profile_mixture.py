@@ -55,7 +55,10 @@ def profile(n, d, k=10, repeats=3):
                 tick("features phi(x)", start)
                 start = CLOCK()
                 if columns:
-                    R = fp.weighted_log_prob_columns(phi, natural if shifted is None else shifted)
+                    if shifted is None:
+                        R = fp.weighted_log_prob_columns(phi, natural)
+                    else:  # since issue 28's second round: shifted, into a preallocated block
+                        R = fp.weighted_log_prob_columns(phi, shifted, data._scratch)
                 else:
                     R = fp.weighted_log_prob(phi, natural)
                 tick("E-step: Mahalanobis terms", start)

@@ -33,6 +33,12 @@ syrk) per component on sqrt(gamma_ik) x_i.
 In a pass (:meth:`SufficientStatistics.e_step`) the log-probabilities of a
 block are held with one row per component, R of shape (K, m): the
 log-sum-exp then runs along contiguous rows, and the soft sums are R @ phi.
+The log-sum-exp is shifted by a bound known in advance instead of each
+sample's maximum (the ceiling max_k ln pi_k - (d ln 2 pi + ln det Sigma_k)/2,
+folded into W): one exponential, one sum and one scaling per entry, and the
+block is redone with the maxima in the rare case that a sample lies so far
+from every component that its exponentials would underflow
+(:func:`normalise_shifted`).
 
 Centring the data once (shift = a point near the data: the mean of X, or the
 model's overall mean) removes a global offset (data 1e7 from the origin keep
