@@ -813,6 +813,9 @@ class SufficientStatistics:
         if h.size:
             exact = exact_parameters(weights[h], means[h], _subset(cov, ct, h), ct)
             exact_first, exact_second = 0.0, 0.0
+        if not h.size and self._scratch is not None:  # full, d <= 20, x x^T rebuilt: the lean loop
+            acc, log_lik = self._feature_pass(natural)
+            return self._about_centres(acc, means, log_lik)
         shifted = natural.shifted(natural.ceiling)  # log-probabilities minus their ceiling
         log_lik = 0.0
         acc = [None, None]
@@ -841,6 +844,35 @@ class SufficientStatistics:
             stats.first[h] = exact_first
             stats.second[h] = exact_second
         return stats
+
+    def _feature_pass(self, natural):
+        """The loop of :meth:`_fast_pass` for full covariances (d <= 20) with x x^T rebuilt at
+        every pass and no hard component, its steps written out: (sums R @ phi, log-likelihood).
+
+        At n = 1e5, d = 10 the general loop's layers (method calls, route tests,
+        lookups) cost about 3% of an iteration (measured, three interleaved
+        process pairs: 113-115 against 116-119 ns per row).
+        """
+        d = self.n_features
+        W_T = natural.shifted(natural.ceiling).W.T  # (K, D): log-probabilities minus the ceiling
+        buffer, XcT, R_buffer = self._buffer, self._XcT, self._scratch["R"]
+        step = buffer.shape[1]
+        sums = np.zeros((self.n_components, buffer.shape[0]))
+        log_lik = 0.0
+        for rows in self.blocks:
+            m = rows.stop - rows.start
+            phiT = buffer if m == step else buffer[:, :m]  # (D, m)
+            np.copyto(phiT[1 : 1 + d], XcT[:, rows])
+            fill_quadratic(phiT, d)
+            R = np.matmul(W_T, phiT, out=R_buffer if m == step else R_buffer[:, :m])  # (K, m)
+            total = normalise_shifted(R)  # R now holds gamma_ik, or None: redo with the maxima
+            if total is not None:
+                log_lik += m * natural.ceiling + np.log(total).sum()
+            else:
+                R = weighted_log_prob_columns(phiT.T, natural)
+                log_lik += normalise_columns(R).sum()
+            sums += R @ phiT.T
+        return [sums, None], log_lik
 
     def _exact_pass(self, theta):
         """The exact route: responsibilities from theta, moments about its means."""
