@@ -424,7 +424,7 @@ def normalise_shifted(shifted_log_p):
     """
     np.exp(shifted_log_p, out=shifted_log_p)
     total = shifted_log_p.sum(axis=0)  # (m,)
-    if total.min() < SHIFTED_FLOOR:  # NaN never passes
+    if not total.min() >= SHIFTED_FLOOR:  # a NaN too: redone (and propagated) as before
         return None
     shifted_log_p *= 1.0 / total
     return total
