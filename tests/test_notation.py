@@ -71,13 +71,16 @@ FORBIDDEN = [
     ("03*.md", r"\\beta", "beta is a prior pseudo-count (Beta(alpha, beta), chapter 5's beta_0); the Ledoit-Wolf "
                           "error of the sample covariance is MSE(hat Sigma), its estimate hat MSE"),
     ("03*.md", r"\bz\b|\bz_|\bZ\b|_z\b", "z is a latent variable (chapters 4-5); the discriminant coordinates are "
-                                          "F_r^T x = (f_j^T x), the proof's residual x_m^perp, and the exercise "
+                                          "F_d'^T x = (f_j^T x), the proof's residual x_m^perp, and the exercise "
                                           "standardises x itself"),
     ("03*.md", r"\\xi|\bxi_", "xi is chapter 5's mean-field parameter xi_im; Fisher's eigenvalues are "
                                   "J_j = J(f_j)"),
     ("03*.md", r"\bu_[0-9jlr]\b|\bU_r\b|\bu\^\\top|\} u\b", "u_i is chapter 1's margin s_i t_i; the "
                                                              "whitened directions of Fisher's proof are h_j"),
-    ("03*.md", r"(?<!-)\bq\b|\bFq\b", "q is a distribution; reduced-rank LDA keeps r coordinates F_r^T x"),
+    ("03*.md", r"(?<!-)\bq\b|\bFq\b", "q is a distribution; reduced-rank LDA keeps d' coordinates F_d'^T x"),
+    ("03*.md", r"F_r\b|F_\{r\}|I_r\b|h_r\b|\^r\b|\$r(?: [=<]|\$|-dim)|\bF_r =|\(r, folds\)|rank-\{r\}",
+     "r is chapter 1's probit ratio r(u); the number of discriminant coordinates kept is d' "
+     "(F_{d'}, code n_dims)"),
     ("03*.md", r"\$T\b|\bT = |\bT - \\Sigma|\\Sigma - T\b", "T is the number of words of a message "
                                                       "(chapter 2); the Ledoit-Wolf target is sigma_bar^2 I"),
     ("03*.md", r"\$m\$|\bm I\b", "m is neither a training-set size (n) nor the Ledoit-Wolf average variance "
@@ -124,6 +127,8 @@ FORBIDDEN = [
 LIB_FORBIDDEN = [
     ("variational.py", r"\blam(?:_init|_)?\b", "the mean-field parameters xi_im are xi, xi_init, xi_"),
     ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
+    ("discriminant.py", r":math:`r = |shape \(d, r\)", "r is chapter 1's probit ratio; the number of "
+                                                  "discriminant directions is d' = min(K - 1, d)"),
     ("discriminant.py", r"\\xi|:math:`u`|\} u\b|\bv = L", "Fisher's eigenvalues are J_j = J(f_j), the whitened "
                                                   "eigenvectors h_j, the directions f_j"),
     ("bernoulli_mixture.py", r"\^D\b|:math:`D`|\(K, D\)", "d is the dimension, the number of binary features too"),
