@@ -7,7 +7,7 @@ equation ``vem-bgmm-model``):
 .. math::
 
     \pi \sim \mathrm{Dirichlet}(\alpha_0, \dots, \alpha_0), \qquad
-    (\mu_k, \Lambda_k) \sim \mathcal N\bigl(m_0, (\beta_0 \Lambda_k)^{-1}\bigr)\,
+    (\mu_k, \Lambda_k) \sim \mathcal N\bigl(\bar\mu_0, (\beta_0 \Lambda_k)^{-1}\bigr)\,
     \mathcal W(W_0, \kappa_0), \\
     z_i \mid \pi \sim \mathrm{Categorical}(\pi), \qquad
     x_i \mid z_i = k \sim \mathcal N(\mu_k, \Lambda_k^{-1}).
@@ -16,16 +16,16 @@ The mean-field family :math:`q(Z)\, q(\pi, \mu, \Lambda)` is fitted by
 coordinate ascent (CAVI); the optimal factors are a categorical
 :math:`q(z_i) = (r_{i1}, \dots, r_{iK})`, a Dirichlet :math:`q(\pi)` with
 concentrations :math:`\alpha_k` and Gaussian-Wisharts with parameters
-:math:`(m_k, \beta_k, W_k, \kappa_k)`.
+:math:`(\bar\mu_k, \beta_k, W_k, \kappa_k)`.
 
 Code names follow scikit-learn's ``BayesianGaussianMixture``, which fits the
 same model with ``weight_concentration_prior_type="dirichlet_distribution"``:
 ``weight_concentration_`` is :math:`\alpha`, ``mean_precision_`` is
-:math:`\beta`, ``means_`` is :math:`m`, ``degrees_of_freedom_`` is
+:math:`\beta`, ``means_`` is :math:`\bar\mu` (the :math:`\bar\mu_k`), ``degrees_of_freedom_`` is
 :math:`\kappa` and ``covariances_`` is :math:`W_k^{-1} / \kappa_k`, the
 inverse of :math:`\mathbb E_q[\Lambda_k] = \kappa_k W_k`.  The priors are
 ``weight_concentration_prior`` (:math:`\alpha_0`), ``mean_precision_prior``
-(:math:`\beta_0`), ``mean_prior`` (:math:`m_0`), ``degrees_of_freedom_prior``
+(:math:`\beta_0`), ``mean_prior`` (:math:`\bar\mu_0`), ``degrees_of_freedom_prior``
 (:math:`\kappa_0`) and ``covariance_prior`` (:math:`W_0^{-1}`).
 
 :attr:`VariationalGaussianMixture.elbo_` is the whole evidence lower bound
@@ -106,7 +106,7 @@ def vb_e_step(X, weight_concentration, mean_precision, means, degrees_of_freedom
     .. math::
 
         \ln\rho_{ik} = \mathbb E[\ln\pi_k] + \tfrac12\mathbb E[\ln|\Lambda_k|] - \tfrac d2\ln 2\pi
-        - \tfrac12\Bigl(\frac{d}{\beta_k} + \kappa_k (x_i - m_k)^\top W_k (x_i - m_k)\Bigr),
+        - \tfrac12\Bigl(\frac{d}{\beta_k} + \kappa_k (x_i - \bar\mu_k)^\top W_k (x_i - \bar\mu_k)\Bigr),
         \qquad r_{ik} = \frac{\rho_{ik}}{\sum_l \rho_{il}},
 
     with :math:`\mathbb E[\ln\pi_k] = \psi(\alpha_k) - \psi(\sum_l\alpha_l)`. The
@@ -131,7 +131,7 @@ def vb_e_step(X, weight_concentration, mean_precision, means, degrees_of_freedom
         raise ValueError("covariances must be symmetric positive definite") from None
     log_rho = np.empty((n, K))
     for k in range(K):
-        # (x - m)^T W (x - m) = |L^{-1} (x - m)|^2 with W^{-1} = L L^T
+        # (x - mu_bar)^T W (x - mu_bar) = |L^{-1} (x - mu_bar)|^2 with W^{-1} = L L^T
         y = linalg.solve_triangular(chol[k], (X - means[k]).T, lower=True)
         log_rho[:, k] = -0.5 * kappa[k] * np.sum(y**2, axis=0)
     e_log_pi = digamma(alpha) - digamma(alpha.sum())
@@ -152,9 +152,9 @@ def vb_m_step(X, resp, weight_concentration_prior, mean_precision_prior, mean_pr
     .. math::
 
         \alpha_k = \alpha_0 + N_k, \quad \beta_k = \beta_0 + N_k, \quad
-        m_k = \frac{\beta_0 m_0 + N_k \bar x_k}{\beta_k}, \quad \kappa_k = \kappa_0 + N_k, \\
+        \bar\mu_k = \frac{\beta_0 \bar\mu_0 + N_k \bar x_k}{\beta_k}, \quad \kappa_k = \kappa_0 + N_k, \\
         W_k^{-1} = W_0^{-1} + S_k + \frac{\beta_0 N_k}{\beta_0 + N_k}
-        (\bar x_k - m_0)(\bar x_k - m_0)^\top .
+        (\bar x_k - \bar\mu_0)(\bar x_k - \bar\mu_0)^\top .
 
     ``reg_covar`` is added to the diagonal of every weighted covariance :math:`S_k / N_k`
     (scikit-learn does so with its own ``reg_covar``). Returns ``(weight_concentration, mean_precision, means,
@@ -269,7 +269,7 @@ class VariationalGaussianMixture(DensityMixin, BaseEstimator):
     mean_precision_prior : float, default 1.0
         :math:`\beta_0 > 0`.
     mean_prior : array of shape (d,), default the data mean
-        :math:`m_0`.
+        :math:`\bar\mu_0` (Bishop's :math:`m_0`).
     degrees_of_freedom_prior : float, default d
         :math:`\kappa_0 > d - 1`.
     covariance_prior : array of shape (d, d), default the sample covariance of X

@@ -119,6 +119,10 @@ FORBIDDEN = [
     ("05*.md", r"\$\\alpha\$, \$\(\\pi_1|cos\(alpha\)", "alpha is a Dirichlet concentration; the angle is angle(w_1, w_2)"),
     ("05*.md", r"a_\{im\}", "a_ik is the (expected) log joint of chapter 5's mixtures; the logit of a binary "
                              "cause is t_im"),
+    ("05*.md", r"(?<![\\\w])m_[0jk12]\b|\$m = |\(m - \\mu\)|\(\\mu - m\)|\nm = \\mu|\bm0\b|\bm_(?:ex|q|c|m)\b|"
+               r"alpha, beta, m, kappa", "m is the index of chapter 5's binary causes (z_im, xi_im, t_im, G_ml): "
+                                        "CAVI's means are zbar_j = E_q[z_j], the Gaussian-Wishart's mu_bar_0, "
+                                        "mu_bar_k (Bishop's m_0, m_k)"),
     ("05*.md", r"\blam(?:_init)?\b", "the mean-field parameters xi_im are `xi` in code, in lib.variational too "
                                    "(xi, xi_init, the attribute xi_)"),
 ]
@@ -126,6 +130,11 @@ FORBIDDEN = [
 # Library code that implements a symbol of the notation page uses its letter.
 LIB_FORBIDDEN = [
     ("variational.py", r"\blam(?:_init|_)?\b", "the mean-field parameters xi_im are xi, xi_init, xi_"),
+    ("variational.py", r"(?<![\\\w])m_[jk]\b|:math:`m`|\(m - \\mu\)|\(\\mu - m\)|:math:`m = ", "m is the index of "
+     "the binary causes; CAVI's means are zbar_j"),
+    ("checks/ch05_vi.py", r"\bm_[jk]\b", "m is the index of the binary causes; CAVI's means are zbar_j"),
+    ("bayesian_mixture.py", r"(?<![\\\w])(?<!Bishop's :math:`)m_[0k]\b|:math:`m`", "the Gaussian-Wishart means are "
+     "mu_bar_0, mu_bar_k (Bishop's m_0, m_k); m is the index of the binary causes"),
     ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
     ("discriminant.py", r":math:`r = |shape \(d, r\)", "r is chapter 1's probit ratio; the number of "
                                                   "discriminant directions is d' = min(K - 1, d)"),
