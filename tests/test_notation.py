@@ -133,7 +133,7 @@ LIB_FORBIDDEN = [
     ("variational.py", r"(?<![\\\w])m_[jk]\b|:math:`m`|\(m - \\mu\)|\(\\mu - m\)|:math:`m = ", "m is the index of "
      "the binary causes; CAVI's means are zbar_j"),
     ("checks/ch05_vi.py", r"\bm_[jk]\b", "m is the index of the binary causes; CAVI's means are zbar_j"),
-    ("bayesian_mixture.py", r"(?<![\\\w])(?<!Bishop's :math:`)m_[0k]\b|:math:`m`", "the Gaussian-Wishart means are "
+    ("bayesian_mixture.py", r"(?<![\\\w`])m_[0k]\b|:math:`m`", "the Gaussian-Wishart means are "
      "mu_bar_0, mu_bar_k (Bishop's m_0, m_k); m is the index of the binary causes"),
     ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
     ("discriminant.py", r":math:`r = |shape \(d, r\)", "r is chapter 1's probit ratio; the number of "
@@ -145,6 +145,9 @@ LIB_FORBIDDEN = [
     ("_dask.py", r"\bs_k\b", "chunked EM's first-order sum is n_k delta_k, s_i is the +-1 label"),
     ("bayesian_mixture.py", r"N_k S_k|of every :math:`S_k`", "S_k is the weighted scatter; the weighted "
                                                                "covariance is S_k / N_k"),
+    ("bayesian_mixture.py", r"r_\{i|\\rho_\{i|\blog_rho\b|(?<!writes :math:`)N_k\b|H\[q", "the book's names: "
+     "responsibilities gamma_ik, expected log joints a_ik, soft counts n_k, entropy H(.) (Bishop's r_nk, "
+     "ln rho_nk, N_k are named only in the notes on Bishop's equations)"),
     ("mixture.py", r"\\epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is named in words"),
     ("variational.py", r"\\(?:var)?epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is "
                                             "named in words"),
