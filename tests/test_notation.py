@@ -143,6 +143,8 @@ LIB_FORBIDDEN = [
     ("bernoulli_mixture.py", r"\^D\b|:math:`D`|\(K, D\)", "d is the dimension, the number of binary features too"),
     ("checks/ch04_scale.py", r"\bs_k\b", "chunked EM's first-order sum is n_k delta_k (first), s_i is the +-1 label"),
     ("_dask.py", r"\bs_k\b", "chunked EM's first-order sum is n_k delta_k, s_i is the +-1 label"),
+    ("_dask.py", r"nothing\s+cancels", "sums about a centre ||delta_k|| from the mean lose about "
+     "2 log10(||delta_k|| / sigma) digits, as 04_4 says: something cancels early in a fit"),
     ("bayesian_mixture.py", r"N_k S_k|of every :math:`S_k`", "S_k is the weighted scatter; the weighted "
                                                                "covariance is S_k / N_k"),
     ("bayesian_mixture.py", r"r_\{i|\\rho_\{i|\blog_rho\b|(?<!writes :math:`)N_k\b|H\[q", "the book's names: "
