@@ -104,6 +104,14 @@ FORBIDDEN = [
     ("04_4*.md", r"\bs_k\b|\$D\b|\bD\$|\\lVert D\b|\(D ?/", "s_i is chapter 1's +-1 label and d the dimension "
                                                    "(not D): chunked EM's first-order sum is n_k delta_k, the distance "
                                                    "of a centre from the mean ||delta_k||"),
+    ("04_4*.md", r"\\bar s\b|\\hat s\b|\\bar s_|\\hat s_", "s_i is chapter 1's +-1 label: stepwise EM's averaged "
+                                                  "statistics are bar{mathcal S} (minibatch averages hat{mathcal S})"),
+    ("04_4*.md", r"X\^\{\(c\)\}|\\sum_\{c\}|X\^\{\(C\)\}", "c_k are the centres of chunked EM's sums (c the fixed centre "
+                                                         "of stepwise EM); the sums over chunks are written "
+                                                         "sum_chunks, not indexed by c"),
+    ("04_4*.md", r"(?<![\w.])D = |, D\b|\bD\)|@ D\b|\$m\$|\(m, d\)|\\eta_t / m\b|\bm = len", "a minibatch has |B_t| points "
+                                                         "(code n_batch; m is chapter 5's cause index) and "
+                                                         "differences x_i - c are diff (D is not a symbol)"),
     ("0[45]*.md", r"(?<!mathcal )N_k\b|N_\{k\}", "soft counts are n_k (lower-case, as on the notation page); "
                                                   "N_kj and N_k are naive Bayes word counts (chapter 2)"),
     # ---- chapter 5 ----
@@ -143,6 +151,10 @@ LIB_FORBIDDEN = [
     ("bernoulli_mixture.py", r"\^D\b|:math:`D`|\(K, D\)", "d is the dimension, the number of binary features too"),
     ("checks/ch04_scale.py", r"\bs_k\b", "chunked EM's first-order sum is n_k delta_k (first), s_i is the +-1 label"),
     ("_dask.py", r"\bs_k\b", "chunked EM's first-order sum is n_k delta_k, s_i is the +-1 label"),
+    ("online_em.py", r"\\bar s\b|\\hat s\b|\\bar s_|(?<![\w.])D = |, D\b|\bD\)|@ D\b|\bm = len",
+     "stepwise EM's statistics are bar{mathcal S}, hat{mathcal S} (s_i is the +-1 label); differences are diff, "
+     "the minibatch size n_batch"),
+    ("checks/ch04_scale.py", r"\bD\b", "differences x_i - c_k are diff (D is not a symbol)"),
     ("_dask.py", r"nothing\s+cancels", "sums about a centre ||delta_k|| from the mean lose about "
      "2 log10(||delta_k|| / sigma) digits, as 04_4 says: something cancels early in a fit"),
     ("bayesian_mixture.py", r"N_k S_k|of every :math:`S_k`", "S_k is the weighted scatter; the weighted "
