@@ -81,6 +81,7 @@ FORBIDDEN = [
     ("03*.md", r"F_r\b|F_\{r\}|I_r\b|h_r\b|\^r\b|\$r(?: [=<]|\$|-dim)|\bF_r =|\(r, folds\)|rank-\{r\}",
      "r is chapter 1's probit ratio r(u); the number of discriminant coordinates kept is d' "
      "(F_{d'}, code n_dims)"),
+    ("03*.md", r"(?<![\w.])D = |\bD\.T\b|in D\)", "differences from the mean are `centred` in code (D is not a symbol)"),
     ("03*.md", r"\$T\b|\bT = |\bT - \\Sigma|\\Sigma - T\b", "T is the number of words of a message "
                                                       "(chapter 2); the Ledoit-Wolf target is sigma_bar^2 I"),
     ("03*.md", r"\$m\$|\bm I\b", "m is neither a training-set size (n) nor the Ledoit-Wolf average variance "
