@@ -23,9 +23,18 @@ with the in-memory fit's own code, :func:`lib._fastpath.chunk_statistics`
 chunks' :class:`lib._fastpath.Statistics` in a tree (the *reduce*); and
 :func:`lib._fastpath.m_step` turns the small sums into new parameters.  The
 sums are about the current means, so a point's contribution to S_k is of the
-size of the component's spread, not of its distance from the origin: nothing
-cancels when the clusters lie far apart against their width or far from the
-origin.  The EM loop itself (history, stopping rule, best of ``n_init``,
+size of the component's spread plus the step, not of its distance from the
+origin.  The M-step's subtraction S_k / n_k - delta_k delta_k^T still cancels
+digits: with sigma the component's width, about 2 log10(||delta_k|| / sigma)
+of the 16 digits are lost, ||delta_k|| being the distance of the centre from
+the new mean (book: chapters/04_4_em_at_scale.md, equation
+``em-sums-m-step``).  About the origin that is the mean's own distance from 0,
+at every iteration; about the current means it is only the step of an
+iteration, large early in a fit (when a mean still moves by many widths) and
+vanishing as EM converges, so the converged fit keeps its digits.  The first
+sums of ``init_params="random"`` are about the origin (no mean exists yet): on
+data far from the origin use ``"kmeans++"`` or ``"random_seeds"``, or centre
+the data.  The EM loop itself (history, stopping rule, best of ``n_init``,
 warm start) is :meth:`lib.mixture.GaussianMixture._run_em` over
 :func:`lib._fastpath.em_iteration`, the same for both backends:
 :class:`ChunkedData` offers it the in-memory backend's interface.

@@ -7,25 +7,25 @@ equation ``vem-bgmm-model``):
 .. math::
 
     \pi \sim \mathrm{Dirichlet}(\alpha_0, \dots, \alpha_0), \qquad
-    (\mu_k, \Lambda_k) \sim \mathcal N\bigl(m_0, (\beta_0 \Lambda_k)^{-1}\bigr)\,
+    (\mu_k, \Lambda_k) \sim \mathcal N\bigl(\bar\mu_0, (\beta_0 \Lambda_k)^{-1}\bigr)\,
     \mathcal W(W_0, \kappa_0), \\
     z_i \mid \pi \sim \mathrm{Categorical}(\pi), \qquad
     x_i \mid z_i = k \sim \mathcal N(\mu_k, \Lambda_k^{-1}).
 
 The mean-field family :math:`q(Z)\, q(\pi, \mu, \Lambda)` is fitted by
 coordinate ascent (CAVI); the optimal factors are a categorical
-:math:`q(z_i) = (r_{i1}, \dots, r_{iK})`, a Dirichlet :math:`q(\pi)` with
+:math:`q(z_i) = (\gamma_{i1}, \dots, \gamma_{iK})`, a Dirichlet :math:`q(\pi)` with
 concentrations :math:`\alpha_k` and Gaussian-Wisharts with parameters
-:math:`(m_k, \beta_k, W_k, \kappa_k)`.
+:math:`(\bar\mu_k, \beta_k, W_k, \kappa_k)`.
 
 Code names follow scikit-learn's ``BayesianGaussianMixture``, which fits the
 same model with ``weight_concentration_prior_type="dirichlet_distribution"``:
 ``weight_concentration_`` is :math:`\alpha`, ``mean_precision_`` is
-:math:`\beta`, ``means_`` is :math:`m`, ``degrees_of_freedom_`` is
+:math:`\beta`, ``means_`` is :math:`\bar\mu` (the :math:`\bar\mu_k`), ``degrees_of_freedom_`` is
 :math:`\kappa` and ``covariances_`` is :math:`W_k^{-1} / \kappa_k`, the
 inverse of :math:`\mathbb E_q[\Lambda_k] = \kappa_k W_k`.  The priors are
 ``weight_concentration_prior`` (:math:`\alpha_0`), ``mean_precision_prior``
-(:math:`\beta_0`), ``mean_prior`` (:math:`m_0`), ``degrees_of_freedom_prior``
+(:math:`\beta_0`), ``mean_prior`` (:math:`\bar\mu_0`), ``degrees_of_freedom_prior``
 (:math:`\kappa_0`) and ``covariance_prior`` (:math:`W_0^{-1}`).
 
 :attr:`VariationalGaussianMixture.elbo_` is the whole evidence lower bound
@@ -101,17 +101,21 @@ def _expected_log_det_precision(W_inv_chol, kappa, d):
 
 def vb_e_step(X, weight_concentration, mean_precision, means, degrees_of_freedom, covariances):
     r"""The update of :math:`q(Z)` (Bishop eqs. 10.46, 10.49, 10.64-10.66; book equation
-    ``vem-bgmm-e-step``):
+    ``vem-bgmm-e-step``): the responsibilities :math:`\gamma_{ik}` normalise the expected
+    log joints :math:`a_{ik}` of point :math:`i` and component :math:`k`,
 
     .. math::
 
-        \ln\rho_{ik} = \mathbb E[\ln\pi_k] + \tfrac12\mathbb E[\ln|\Lambda_k|] - \tfrac d2\ln 2\pi
-        - \tfrac12\Bigl(\frac{d}{\beta_k} + \kappa_k (x_i - m_k)^\top W_k (x_i - m_k)\Bigr),
-        \qquad r_{ik} = \frac{\rho_{ik}}{\sum_l \rho_{il}},
+        a_{ik} = \mathbb E[\ln\pi_k] + \tfrac12\mathbb E[\ln|\Lambda_k|] - \tfrac d2\ln 2\pi
+        - \tfrac12\Bigl(\frac{d}{\beta_k} + \kappa_k (x_i - \bar\mu_k)^\top W_k (x_i - \bar\mu_k)\Bigr),
+        \qquad \gamma_{ik} = \frac{e^{a_{ik}}}{\sum_l e^{a_{il}}},
 
     with :math:`\mathbb E[\ln\pi_k] = \psi(\alpha_k) - \psi(\sum_l\alpha_l)`. The
     parameters are in scikit-learn's layout (``covariances`` is
-    :math:`W_k^{-1}/\kappa_k`). Returns ``(resp, log_rho)``, both ``(n, K)``.
+    :math:`W_k^{-1}/\kappa_k`). Returns ``(resp, expected_log_joint)``, the
+    :math:`\gamma_{ik}` and the :math:`a_{ik}`, both ``(n, K)``. Bishop writes
+    :math:`r_{nk}` for :math:`\gamma_{ik}` and :math:`\ln\rho_{nk}` for :math:`a_{ik}`
+    (eqs. 10.46, 10.49).
     """
     X = check_data(X)
     alpha = np.asarray(weight_concentration, dtype=float)
@@ -129,34 +133,38 @@ def vb_e_step(X, weight_concentration, mean_precision, means, degrees_of_freedom
         chol = np.linalg.cholesky(W_inv)  # W_k^{-1} = L L^T
     except np.linalg.LinAlgError:
         raise ValueError("covariances must be symmetric positive definite") from None
-    log_rho = np.empty((n, K))
+    expected_log_joint = np.empty((n, K))  # a_ik
     for k in range(K):
-        # (x - m)^T W (x - m) = |L^{-1} (x - m)|^2 with W^{-1} = L L^T
+        # (x - mu_bar)^T W (x - mu_bar) = |L^{-1} (x - mu_bar)|^2 with W^{-1} = L L^T
         y = linalg.solve_triangular(chol[k], (X - means[k]).T, lower=True)
-        log_rho[:, k] = -0.5 * kappa[k] * np.sum(y**2, axis=0)
+        expected_log_joint[:, k] = -0.5 * kappa[k] * np.sum(y**2, axis=0)
     e_log_pi = digamma(alpha) - digamma(alpha.sum())
     e_log_det = _expected_log_det_precision(chol, kappa, d)
-    log_rho += e_log_pi + 0.5 * e_log_det - 0.5 * d * np.log(2 * np.pi) - 0.5 * d / beta
-    resp = np.exp(log_rho - logsumexp(log_rho, axis=1, keepdims=True))
-    return resp, log_rho
+    expected_log_joint += e_log_pi + 0.5 * e_log_det - 0.5 * d * np.log(2 * np.pi) - 0.5 * d / beta
+    resp = np.exp(expected_log_joint - logsumexp(expected_log_joint, axis=1, keepdims=True))
+    return resp, expected_log_joint
 
 
 def vb_m_step(X, resp, weight_concentration_prior, mean_precision_prior, mean_prior,
               degrees_of_freedom_prior, covariance_prior, reg_covar=0.0):
     r"""The update of :math:`q(\pi, \mu, \Lambda)` from the responsibilities (Bishop eqs.
     10.51-10.53, 10.58, 10.60-10.63; book equation ``vem-bgmm-m-step``): with
-    :math:`N_k = \sum_i r_{ik}`, :math:`\bar x_k` the weighted mean and
-    :math:`S_k = \sum_i r_{ik} (x_i - \bar x_k)(x_i - \bar x_k)^\top` the weighted scatter
-    of chapter 4's M-step (whose covariance is :math:`S_k / N_k`),
+    the soft counts :math:`n_k = \sum_i \gamma_{ik}`, :math:`\bar x_k` the weighted mean and
+    :math:`S_k = \sum_i \gamma_{ik} (x_i - \bar x_k)(x_i - \bar x_k)^\top` the weighted scatter
+    of chapter 4's M-step (whose covariance is :math:`S_k / n_k`),
 
     .. math::
 
-        \alpha_k = \alpha_0 + N_k, \quad \beta_k = \beta_0 + N_k, \quad
-        m_k = \frac{\beta_0 m_0 + N_k \bar x_k}{\beta_k}, \quad \kappa_k = \kappa_0 + N_k, \\
-        W_k^{-1} = W_0^{-1} + S_k + \frac{\beta_0 N_k}{\beta_0 + N_k}
-        (\bar x_k - m_0)(\bar x_k - m_0)^\top .
+        \alpha_k = \alpha_0 + n_k, \quad \beta_k = \beta_0 + n_k, \quad
+        \bar\mu_k = \frac{\beta_0 \bar\mu_0 + n_k \bar x_k}{\beta_k}, \quad \kappa_k = \kappa_0 + n_k, \\
+        W_k^{-1} = W_0^{-1} + S_k + \frac{\beta_0 n_k}{\beta_0 + n_k}
+        (\bar x_k - \bar\mu_0)(\bar x_k - \bar\mu_0)^\top .
 
-    ``reg_covar`` is added to the diagonal of every weighted covariance :math:`S_k / N_k`
+    Bishop writes :math:`N_k` for :math:`n_k`, :math:`r_{nk}` for :math:`\gamma_{ik}`,
+    :math:`m_0`, :math:`m_k` for :math:`\bar\mu_0`, :math:`\bar\mu_k`, :math:`\nu` for :math:`\kappa` and
+    :math:`S_k` for the weighted covariance :math:`S_k / n_k` (eqs. 10.51-10.53,
+    10.58, 10.60-10.63).
+    ``reg_covar`` is added to the diagonal of every weighted covariance :math:`S_k / n_k`
     (scikit-learn does so with its own ``reg_covar``). Returns ``(weight_concentration, mean_precision, means,
     degrees_of_freedom, covariances)`` in scikit-learn's layout, ``covariances`` being
     :math:`W_k^{-1}/\kappa_k`.
@@ -171,7 +179,7 @@ def vb_m_step(X, resp, weight_concentration_prior, mean_precision_prior, mean_pr
     nk = resp.sum(axis=0) + 10 * np.finfo(float).eps  # scikit-learn's guard against 0 / 0
     xk = (resp.T @ X) / nk[:, None]
     K = resp.shape[1]
-    cov_k = np.empty((K, d, d))  # S_k / N_k (+ reg_covar)
+    cov_k = np.empty((K, d, d))  # S_k / n_k (+ reg_covar)
     for k in range(K):
         diff = X - xk[k]
         cov_k[k] = (resp[:, k] * diff.T) @ diff / nk[k]
@@ -189,18 +197,18 @@ def vb_m_step(X, resp, weight_concentration_prior, mean_precision_prior, mean_pr
 
 def vb_elbo(resp, weight_concentration, mean_precision, degrees_of_freedom, covariances,
             weight_concentration_prior, mean_precision_prior, degrees_of_freedom_prior, covariance_prior):
-    r"""The evidence lower bound at :math:`q(Z) = r` and the :math:`q(\pi, \mu, \Lambda)`
+    r"""The evidence lower bound at :math:`q(z_i = k) = \gamma_{ik}` (``resp``) and the :math:`q(\pi, \mu, \Lambda)`
     that :func:`vb_m_step` computes from that same ``resp`` (book equation
     ``vem-bgmm-elbo``):
 
     .. math::
 
-        \mathcal L = -\sum_{i,k} r_{ik}\ln r_{ik} + \ln C(\alpha_0) - \ln C(\alpha)
+        \mathcal L = -\sum_{i,k} \gamma_{ik}\ln \gamma_{ik} + \ln C(\alpha_0) - \ln C(\alpha)
         + \sum_{k=1}^K\Bigl[\ln B(W_0, \kappa_0) - \ln B(W_k, \kappa_k)
         + \tfrac d2\ln\frac{\beta_0}{\beta_k}\Bigr] - \tfrac{nd}{2}\ln 2\pi .
 
     With :math:`q(\pi, \mu, \Lambda)` optimal for :math:`q(Z)`, the ELBO is
-    :math:`H[q(Z)] + \ln\int\exp\mathbb E_{q(Z)}[\ln p(X, Z, \pi, \mu, \Lambda)]\,d(\pi, \mu,
+    :math:`H(q(Z)) + \ln\int\exp\mathbb E_{q(Z)}[\ln p(X, Z, \pi, \mu, \Lambda)]\,d(\pi, \mu,
     \Lambda)`, and that integral is a ratio of the conjugate prior's and posterior's
     normalising constants. Only at such a pair is the formula the ELBO; the CAVI loop of
     :class:`VariationalGaussianMixture` evaluates it after every update of
@@ -233,7 +241,7 @@ def sklearn_bound_offset(n_samples, n_components, n_features, weight_concentrati
         + K \ln B(W_0, \kappa_0) + \tfrac{Kd}{2}\ln\beta_0 - \tfrac{nd}{2}\ln 2\pi
         + \tfrac{K d (d-1)}{4}\ln\pi .
 
-    scikit-learn keeps :math:`H[q(Z)] - \ln C(\alpha) - \sum_k \ln B(W_k, \kappa_k)
+    scikit-learn keeps :math:`H(q(Z)) - \ln C(\alpha) - \sum_k \ln B(W_k, \kappa_k)
     - \tfrac d2\sum_k\ln\beta_k` and drops the :math:`\ln\pi` term of each
     :math:`\ln B(W_k, \kappa_k)`; every term it omits depends on the priors and the sizes
     only, so its bound differs from :func:`vb_elbo` by this number at every iteration.
@@ -269,13 +277,13 @@ class VariationalGaussianMixture(DensityMixin, BaseEstimator):
     mean_precision_prior : float, default 1.0
         :math:`\beta_0 > 0`.
     mean_prior : array of shape (d,), default the data mean
-        :math:`m_0`.
+        :math:`\bar\mu_0` (Bishop's :math:`m_0`).
     degrees_of_freedom_prior : float, default d
         :math:`\kappa_0 > d - 1`.
     covariance_prior : array of shape (d, d), default the sample covariance of X
         :math:`W_0^{-1}`, symmetric positive definite.
     reg_covar : float, default 1e-6
-        Added to the diagonal of each weighted covariance :math:`S_k / N_k` (scikit-learn's).
+        Added to the diagonal of each weighted covariance :math:`S_k / n_k` (scikit-learn's).
     init_params : {"kmeans", "random"}
         The first responsibilities: one-hot labels of scikit-learn's ``KMeans`` (one
         initialisation) or uniform random rows normalised to sum to 1.

@@ -376,7 +376,7 @@ def discriminant_directions(priors, means, covariance):
     :math:`f_j = L^{-\top} h_j`, normalised so that :math:`f_j^\top \Sigma f_l` is 1 for
     :math:`j = l` and 0 otherwise.  The eigenvalue :math:`J_j = J(f_j)` is the value of
     Fisher's criterion at :math:`f_j`.  The
-    :math:`r = \min(K - 1, d)` directions with the largest eigenvalues are returned in
+    :math:`d' = \min(K - 1, d)` directions with the largest eigenvalues are returned in
     decreasing order of :math:`J_j`, each with the sign that makes its entry of
     largest magnitude positive.
 
@@ -391,8 +391,9 @@ def discriminant_directions(priors, means, covariance):
 
     Returns
     -------
-    eigenvalues : ndarray of shape (r,)
-    directions : ndarray of shape (d, r)
+    eigenvalues : ndarray of shape (d',)
+    directions : ndarray of shape (d, d')
+        The :math:`J_j` and the :math:`f_j` as columns, :math:`d' = \min(K - 1, d)`.
     """
     priors = check_probability_vector(priors, "priors", allow_zero=False)
     means = check_data(means, "means")

@@ -7,14 +7,14 @@ point,
 
 .. math::
 
-    \bar s^{(t+1)} = (1 - \eta_t)\, \bar s^{(t)} + \eta_t\, \hat s(B_t; \theta^{(t)}),
+    \bar{\mathcal S}^{(t+1)} = (1 - \eta_t)\, \bar{\mathcal S}^{(t)} + \eta_t\, \hat{\mathcal S}(B_t; \theta^{(t)}),
     \qquad \eta_t = (t + 2)^{-\tau}, \quad \tfrac12 < \tau \le 1,
 
-where :math:`\hat s(B_t; \theta^{(t)})` averages over the minibatch, with the
+where :math:`\hat{\mathcal S}(B_t; \theta^{(t)})` averages over the minibatch, with the
 responsibilities of the E-step at :math:`\theta^{(t)}`, the three statistics
 :math:`\gamma_{ik}`, :math:`\gamma_{ik}(x_i - c)` and
 :math:`\gamma_{ik}(x_i - c)(x_i - c)^\top`.  The M-step then turns
-:math:`\bar s^{(t+1)}` into :math:`\theta^{(t+1)}` exactly as batch EM turns its
+:math:`\bar{\mathcal S}^{(t+1)}` into :math:`\theta^{(t+1)}` exactly as batch EM turns its
 sums (divided by :math:`n`) into parameters.  With :math:`\eta_t = 1` and the
 whole data set as the minibatch it is batch EM.  The steps satisfy
 :math:`\sum_t \eta_t = \infty` and :math:`\sum_t \eta_t^2 < \infty`, so the
@@ -79,8 +79,9 @@ def _check_exponent(exponent):
 def minibatch_statistics(X, resp, centre):
     r"""Per-point averages of the M-step's statistics over the rows of ``X``.
 
-    Returns ``(s0, s1, s2)`` of shapes ``(K,)``, ``(K, d)``, ``(K, d, d)``:
-    the means over the rows of :math:`\gamma_{ik}`, :math:`\gamma_{ik}(x_i - c)`
+    Returns ``(s0, s1, s2)``, the book's :math:`\hat{\mathcal S}_0, \hat{\mathcal S}_1,
+    \hat{\mathcal S}_2`, of shapes ``(K,)``, ``(K, d)``, ``(K, d, d)``: the means over
+    the rows of :math:`\gamma_{ik}`, :math:`\gamma_{ik}(x_i - c)`
     and :math:`\gamma_{ik}(x_i - c)(x_i - c)^\top`.
     """
     X = check_data(X)
@@ -91,11 +92,11 @@ def minibatch_statistics(X, resp, centre):
     centre = np.asarray(centre, dtype=float)
     if centre.shape != (X.shape[1],):
         raise ValueError(f"centre must have shape ({X.shape[1]},); got {centre.shape}.")
-    m = len(X)
-    D = X - centre  # (m, d)
+    n_batch = len(X)
+    diff = X - centre  # (n_batch, d)
     s0 = resp.mean(axis=0)  # (K,)
-    s1 = resp.T @ D / m  # (K, d)
-    s2 = np.einsum("mk,md,me->kde", resp, D, D) / m  # (K, d, d)
+    s1 = resp.T @ diff / n_batch  # (K, d)
+    s2 = np.einsum("ik,id,ie->kde", resp, diff, diff) / n_batch  # (K, d, d)
     return s0, s1, s2
 
 
@@ -104,10 +105,10 @@ def parameters_from_statistics(s0, s1, s2, centre, reg_covar=1e-6):
 
     .. math::
 
-        \pi_k = \frac{\bar s_{0k}}{\sum_j \bar s_{0j}}, \qquad
-        \mu_k = c + \frac{\bar s_{1k}}{\bar s_{0k}}, \qquad
-        \Sigma_k = \frac{\bar s_{2k}}{\bar s_{0k}}
-                   - \frac{\bar s_{1k}}{\bar s_{0k}} \frac{\bar s_{1k}^\top}{\bar s_{0k}}
+        \pi_k = \frac{\bar{\mathcal S}_{0k}}{\sum_j \bar{\mathcal S}_{0j}}, \qquad
+        \mu_k = c + \frac{\bar{\mathcal S}_{1k}}{\bar{\mathcal S}_{0k}}, \qquad
+        \Sigma_k = \frac{\bar{\mathcal S}_{2k}}{\bar{\mathcal S}_{0k}}
+                   - \frac{\bar{\mathcal S}_{1k}}{\bar{\mathcal S}_{0k}} \frac{\bar{\mathcal S}_{1k}^\top}{\bar{\mathcal S}_{0k}}
                    + \varepsilon I .
     """
     s0, s1, s2 = (np.asarray(a, dtype=float) for a in (s0, s1, s2))
@@ -129,8 +130,8 @@ def stepwise_em(X, weights, means, covariances, *, batch_size=50, n_epochs=5, st
     rows, one update of the averaged statistics with step
     :math:`\eta_t = (t + 2)^{-\tau}` (:math:`\tau` = ``step_exponent``) and one
     M-step.  The averaged statistics start at those of the initial parameters
-    (:math:`\bar s_0 = \pi`, :math:`\bar s_1 = \pi(\mu - c)`,
-    :math:`\bar s_2 = \pi(\Sigma + (\mu - c)(\mu - c)^\top)`).
+    (:math:`\bar{\mathcal S}_0 = \pi`, :math:`\bar{\mathcal S}_1 = \pi(\mu - c)`,
+    :math:`\bar{\mathcal S}_2 = \pi(\Sigma + (\mu - c)(\mu - c)^\top)`).
 
     Parameters
     ----------

@@ -1000,20 +1000,20 @@ def gaussian_precision(covariance):
 def cavi_gaussian_update(q_means, j, mean, precision):
     r"""One CAVI update of the factor :math:`q_j` for a Gaussian target :math:`\mathcal N(\mu, \Sigma)`.
 
-    With :math:`\Lambda = \Sigma^{-1}` and the other factors' means :math:`m_k`,
+    With :math:`\Lambda = \Sigma^{-1}` and the other factors' means :math:`\bar z_k`,
 
     .. math::
 
         q_j^*(z_j) = \mathcal N\Bigl(z_j \Bigm| \mu_j - \Lambda_{jj}^{-1}
-            \sum_{k \ne j} \Lambda_{jk} (m_k - \mu_k),\ \Lambda_{jj}^{-1}\Bigr).
+            \sum_{k \ne j} \Lambda_{jk} (\bar z_k - \mu_k),\ \Lambda_{jj}^{-1}\Bigr).
 
-    The old mean :math:`m_j` of the factor being updated is not used.
+    The old mean :math:`\bar z_j` of the factor being updated is not used.
     Book: chapters/05_2_cavi_gaussian.md, eq. label ``vem-cavi-update``.
 
     Parameters
     ----------
     q_means : array-like of shape (d,)
-        Current means :math:`m` of all factors.
+        Current means :math:`\bar z` of all factors.
     j : int
         The coordinate to update.
     mean : array-like of shape (d,)
@@ -1024,7 +1024,7 @@ def cavi_gaussian_update(q_means, j, mean, precision):
     Returns
     -------
     (float, float)
-        The new mean :math:`m_j` and the variance :math:`1 / \Lambda_{jj}` of :math:`q_j`.
+        The new mean :math:`\bar z_j` and the variance :math:`1 / \Lambda_{jj}` of :math:`q_j`.
     """
     mean = check_data(mean, "mean", ndim=1)
     d = mean.shape[0]
@@ -1045,13 +1045,13 @@ def cavi_gaussian_update(q_means, j, mean, precision):
 
 
 def gaussian_elbo_diag(q_means, q_variances, mean, covariance):
-    r"""ELBO of a factorised Gaussian :math:`q = \prod_j \mathcal N(m_j, v_j)` for the target :math:`\mathcal N(\mu, \Sigma)`.
+    r"""ELBO of a factorised Gaussian :math:`q = \prod_j \mathcal N(\bar z_j, v_j)` for the target :math:`\mathcal N(\mu, \Sigma)`.
 
     .. math::
 
         \mathcal L(q) = \mathbb E_q[\ln \mathcal N(z \mid \mu, \Sigma)] + H(q)
         = -\tfrac d2 \ln 2\pi - \tfrac12 \ln\det\Sigma
-          - \tfrac12 \Bigl(\sum_j \Lambda_{jj} v_j + (m - \mu)^\top \Lambda (m - \mu)\Bigr)
+          - \tfrac12 \Bigl(\sum_j \Lambda_{jj} v_j + (\bar z - \mu)^\top \Lambda (\bar z - \mu)\Bigr)
           + \sum_j \tfrac12 \ln(2\pi e\, v_j).
 
     The target is normalised, so :math:`\ln p = 0` and the ELBO equals
@@ -1068,7 +1068,7 @@ def gaussian_elbo_diag(q_means, q_variances, mean, covariance):
     d = mean.shape[0]
     precision = linalg.cho_solve((chol, True), np.eye(d))
     diff = q_means - mean
-    white = linalg.solve_triangular(chol, diff, lower=True)  # (m - mu)^T Lambda (m - mu) = |L^-1 diff|^2
+    white = linalg.solve_triangular(chol, diff, lower=True)  # (zbar - mu)^T Lambda (zbar - mu) = |L^-1 diff|^2
     log_det = 2.0 * np.sum(np.log(np.diag(chol)))
     expected_log_p = -0.5 * (d * _LOG_2PI + log_det + np.diag(precision) @ q_variances + white @ white)
     entropy = 0.5 * np.sum(_LOG_2PI + 1.0 + np.log(q_variances))
@@ -1076,12 +1076,12 @@ def gaussian_elbo_diag(q_means, q_variances, mean, covariance):
 
 
 def kl_diag_to_gaussian(q_means, q_variances, mean, covariance):
-    r"""Closed-form :math:`\mathrm{KL}(q \,\|\, p)` for :math:`q = \prod_j \mathcal N(m_j, v_j)`, :math:`p = \mathcal N(\mu, \Sigma)`.
+    r"""Closed-form :math:`\mathrm{KL}(q \,\|\, p)` for :math:`q = \prod_j \mathcal N(\bar z_j, v_j)`, :math:`p = \mathcal N(\mu, \Sigma)`.
 
     .. math::
 
         \mathrm{KL}(q \,\|\, p) = \tfrac12 \Bigl(\sum_j \Lambda_{jj} v_j
-          + (\mu - m)^\top \Lambda (\mu - m) - d + \ln\det\Sigma - \sum_j \ln v_j\Bigr).
+          + (\mu - \bar z)^\top \Lambda (\mu - \bar z) - d + \ln\det\Sigma - \sum_j \ln v_j\Bigr).
 
     Book: chapters/05_2_cavi_gaussian.md, eq. label ``vem-kl-qp``.
 
@@ -1100,11 +1100,11 @@ def kl_diag_to_gaussian(q_means, q_variances, mean, covariance):
 
 
 def kl_gaussian_to_diag(mean, covariance, q_means, q_variances):
-    r"""Closed-form :math:`\mathrm{KL}(p \,\|\, q)` for :math:`p = \mathcal N(\mu, \Sigma)`, :math:`q = \prod_j \mathcal N(m_j, v_j)`.
+    r"""Closed-form :math:`\mathrm{KL}(p \,\|\, q)` for :math:`p = \mathcal N(\mu, \Sigma)`, :math:`q = \prod_j \mathcal N(\bar z_j, v_j)`.
 
     .. math::
 
-        \mathrm{KL}(p \,\|\, q) = \tfrac12 \Bigl(\sum_j \frac{\Sigma_{jj} + (\mu_j - m_j)^2}{v_j}
+        \mathrm{KL}(p \,\|\, q) = \tfrac12 \Bigl(\sum_j \frac{\Sigma_{jj} + (\mu_j - \bar z_j)^2}{v_j}
           - d + \sum_j \ln v_j - \ln\det\Sigma\Bigr).
 
     Book: chapters/05_2_cavi_gaussian.md, eq. label ``vem-kl-pq``.
@@ -1142,7 +1142,7 @@ class CAVIResult(NamedTuple):
     Attributes
     ----------
     means : ndarray of shape (d,)
-        Final means :math:`m_j` of the factors.
+        Final means :math:`\bar z_j` of the factors.
     variances : ndarray of shape (d,)
         Their variances :math:`1 / \Lambda_{jj}`.
     mean_trace : ndarray of shape (n_updates + 1, d)
@@ -1167,7 +1167,7 @@ def cavi_gaussian(mean, covariance, q_means_init=None, q_variances_init=None, n_
     :math:`j = 0, \dots, d - 1` in turn, each time using the other factors'
     newest means.  Every update maximises the ELBO over :math:`q_j` exactly,
     so ``elbo_trace`` never decreases.  The fixed point is
-    :math:`m = \mu`, :math:`v_j = 1 / \Lambda_{jj}`.
+    :math:`\bar z = \mu`, :math:`v_j = 1 / \Lambda_{jj}`.
     Book: chapters/05_2_cavi_gaussian.md, eq. labels ``vem-cavi-update`` and ``vem-cavi-fixed-point``.
 
     Parameters
@@ -1193,20 +1193,20 @@ def cavi_gaussian(mean, covariance, q_means_init=None, q_variances_init=None, n_
     d = mean.shape[0]
     n_sweeps = check_positive_int(n_sweeps, "n_sweeps")
     tol = check_positive_scalar(tol, "tol", allow_zero=True)
-    m = np.zeros(d) if q_means_init is None else check_data(q_means_init, "q_means_init", ndim=1).copy()
+    zbar = np.zeros(d) if q_means_init is None else check_data(q_means_init, "q_means_init", ndim=1).copy()
     v = np.ones(d) if q_variances_init is None else check_data(q_variances_init, "q_variances_init", ndim=1).copy()
-    _check_diag_q(m, v, d)
+    _check_diag_q(zbar, v, d)
     precision = linalg.cho_solve((chol, True), np.eye(d))
     precision = (precision + precision.T) / 2
-    trace, elbos = [m.copy()], [gaussian_elbo_diag(m, v, mean, covariance)]
+    trace, elbos = [zbar.copy()], [gaussian_elbo_diag(zbar, v, mean, covariance)]
     sweeps = 0
     for _ in range(n_sweeps):
-        before = m.copy()
+        before = zbar.copy()
         for j in range(d):
-            m[j], v[j] = cavi_gaussian_update(m, j, mean, precision)
-            trace.append(m.copy())
-            elbos.append(gaussian_elbo_diag(m, v, mean, covariance))
+            zbar[j], v[j] = cavi_gaussian_update(zbar, j, mean, precision)
+            trace.append(zbar.copy())
+            elbos.append(gaussian_elbo_diag(zbar, v, mean, covariance))
         sweeps += 1
-        if tol > 0 and np.max(np.abs(m - before)) <= tol:
+        if tol > 0 and np.max(np.abs(zbar - before)) <= tol:
             break
-    return CAVIResult(m, v, np.array(trace), np.array(elbos), sweeps)
+    return CAVIResult(zbar, v, np.array(trace), np.array(elbos), sweeps)

@@ -71,13 +71,17 @@ FORBIDDEN = [
     ("03*.md", r"\\beta", "beta is a prior pseudo-count (Beta(alpha, beta), chapter 5's beta_0); the Ledoit-Wolf "
                           "error of the sample covariance is MSE(hat Sigma), its estimate hat MSE"),
     ("03*.md", r"\bz\b|\bz_|\bZ\b|_z\b", "z is a latent variable (chapters 4-5); the discriminant coordinates are "
-                                          "F_r^T x = (f_j^T x), the proof's residual x_m^perp, and the exercise "
+                                          "F_d'^T x = (f_j^T x), the proof's residual x_m^perp, and the exercise "
                                           "standardises x itself"),
     ("03*.md", r"\\xi|\bxi_", "xi is chapter 5's mean-field parameter xi_im; Fisher's eigenvalues are "
                                   "J_j = J(f_j)"),
     ("03*.md", r"\bu_[0-9jlr]\b|\bU_r\b|\bu\^\\top|\} u\b", "u_i is chapter 1's margin s_i t_i; the "
                                                              "whitened directions of Fisher's proof are h_j"),
-    ("03*.md", r"(?<!-)\bq\b|\bFq\b", "q is a distribution; reduced-rank LDA keeps r coordinates F_r^T x"),
+    ("03*.md", r"(?<!-)\bq\b|\bFq\b", "q is a distribution; reduced-rank LDA keeps d' coordinates F_d'^T x"),
+    ("03*.md", r"F_r\b|F_\{r\}|I_r\b|h_r\b|\^r\b|\$r(?: [=<]|\$|-dim)|\bF_r =|\(r, folds\)|rank-\{r\}",
+     "r is chapter 1's probit ratio r(u); the number of discriminant coordinates kept is d' "
+     "(F_{d'}, code n_dims)"),
+    ("03*.md", r"(?<![\w.])D = |\bD\.T\b|in D\)", "differences from the mean are `centred` in code (D is not a symbol)"),
     ("03*.md", r"\$T\b|\bT = |\bT - \\Sigma|\\Sigma - T\b", "T is the number of words of a message "
                                                       "(chapter 2); the Ledoit-Wolf target is sigma_bar^2 I"),
     ("03*.md", r"\$m\$|\bm I\b", "m is neither a training-set size (n) nor the Ledoit-Wolf average variance "
@@ -101,6 +105,14 @@ FORBIDDEN = [
     ("04_4*.md", r"\bs_k\b|\$D\b|\bD\$|\\lVert D\b|\(D ?/", "s_i is chapter 1's +-1 label and d the dimension "
                                                    "(not D): chunked EM's first-order sum is n_k delta_k, the distance "
                                                    "of a centre from the mean ||delta_k||"),
+    ("04_4*.md", r"\\bar s\b|\\hat s\b|\\bar s_|\\hat s_", "s_i is chapter 1's +-1 label: stepwise EM's averaged "
+                                                  "statistics are bar{mathcal S} (minibatch averages hat{mathcal S})"),
+    ("04_4*.md", r"X\^\{\(c\)\}|\\sum_\{c\}|X\^\{\(C\)\}", "c_k are the centres of chunked EM's sums (c the fixed centre "
+                                                         "of stepwise EM); the sums over chunks are written "
+                                                         "sum_chunks, not indexed by c"),
+    ("04_4*.md", r"(?<![\w.])D = |, D\b|\bD\)|@ D\b|\$m\$|\(m, d\)|\\eta_t / m\b|\bm = len", "a minibatch has |B_t| points "
+                                                         "(code n_batch; m is chapter 5's cause index) and "
+                                                         "differences x_i - c are diff (D is not a symbol)"),
     ("0[45]*.md", r"(?<!mathcal )N_k\b|N_\{k\}", "soft counts are n_k (lower-case, as on the notation page); "
                                                   "N_kj and N_k are naive Bayes word counts (chapter 2)"),
     # ---- chapter 5 ----
@@ -116,6 +128,10 @@ FORBIDDEN = [
     ("05*.md", r"\$\\alpha\$, \$\(\\pi_1|cos\(alpha\)", "alpha is a Dirichlet concentration; the angle is angle(w_1, w_2)"),
     ("05*.md", r"a_\{im\}", "a_ik is the (expected) log joint of chapter 5's mixtures; the logit of a binary "
                              "cause is t_im"),
+    ("05*.md", r"(?<![\\\w])m_[0jk12]\b|\$m = |\(m - \\mu\)|\(\\mu - m\)|\nm = \\mu|\bm0\b|\bm_(?:ex|q|c|m)\b|"
+               r"alpha, beta, m, kappa", "m is the index of chapter 5's binary causes (z_im, xi_im, t_im, G_ml): "
+                                        "CAVI's means are zbar_j = E_q[z_j], the Gaussian-Wishart's mu_bar_0, "
+                                        "mu_bar_k (Bishop's m_0, m_k)"),
     ("05*.md", r"\blam(?:_init)?\b", "the mean-field parameters xi_im are `xi` in code, in lib.variational too "
                                    "(xi, xi_init, the attribute xi_)"),
 ]
@@ -123,14 +139,30 @@ FORBIDDEN = [
 # Library code that implements a symbol of the notation page uses its letter.
 LIB_FORBIDDEN = [
     ("variational.py", r"\blam(?:_init|_)?\b", "the mean-field parameters xi_im are xi, xi_init, xi_"),
+    ("variational.py", r"(?<![\\\w])m_[jk]\b|:math:`m`|\(m - \\mu\)|\(\\mu - m\)|:math:`m = ", "m is the index of "
+     "the binary causes; CAVI's means are zbar_j"),
+    ("checks/ch05_vi.py", r"\bm_[jk]\b", "m is the index of the binary causes; CAVI's means are zbar_j"),
+    ("bayesian_mixture.py", r"(?<![\\\w`])m_[0k]\b|:math:`m`", "the Gaussian-Wishart means are "
+     "mu_bar_0, mu_bar_k (Bishop's m_0, m_k); m is the index of the binary causes"),
     ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
+    ("discriminant.py", r":math:`r = |shape \(d, r\)", "r is chapter 1's probit ratio; the number of "
+                                                  "discriminant directions is d' = min(K - 1, d)"),
     ("discriminant.py", r"\\xi|:math:`u`|\} u\b|\bv = L", "Fisher's eigenvalues are J_j = J(f_j), the whitened "
                                                   "eigenvectors h_j, the directions f_j"),
     ("bernoulli_mixture.py", r"\^D\b|:math:`D`|\(K, D\)", "d is the dimension, the number of binary features too"),
     ("checks/ch04_scale.py", r"\bs_k\b", "chunked EM's first-order sum is n_k delta_k (first), s_i is the +-1 label"),
     ("_dask.py", r"\bs_k\b", "chunked EM's first-order sum is n_k delta_k, s_i is the +-1 label"),
+    ("online_em.py", r"\\bar s\b|\\hat s\b|\\bar s_|(?<![\w.])D = |, D\b|\bD\)|@ D\b|\bm = len",
+     "stepwise EM's statistics are bar{mathcal S}, hat{mathcal S} (s_i is the +-1 label); differences are diff, "
+     "the minibatch size n_batch"),
+    ("checks/ch04_scale.py", r"\bD\b", "differences x_i - c_k are diff (D is not a symbol)"),
+    ("_dask.py", r"nothing\s+cancels", "sums about a centre ||delta_k|| from the mean lose about "
+     "2 log10(||delta_k|| / sigma) digits, as 04_4 says: something cancels early in a fit"),
     ("bayesian_mixture.py", r"N_k S_k|of every :math:`S_k`", "S_k is the weighted scatter; the weighted "
                                                                "covariance is S_k / N_k"),
+    ("bayesian_mixture.py", r"r_\{i|\\rho_\{i|\blog_rho\b|(?<!writes :math:`)N_k\b|H\[q", "the book's names: "
+     "responsibilities gamma_ik, expected log joints a_ik, soft counts n_k, entropy H(.) (Bishop's r_nk, "
+     "ln rho_nk, N_k are named only in the notes on Bishop's equations)"),
     ("mixture.py", r"\\epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is named in words"),
     ("variational.py", r"\\(?:var)?epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is "
                                             "named in words"),

@@ -29,10 +29,10 @@ def _problem(rng, n, d, K, offset):
     resp, _ = mixture.e_step(X, weights, old_means, covs, "full")
     counts, first, second = np.zeros(K), np.zeros((K, d)), np.zeros((K, d, d))
     for rows in np.array_split(np.arange(n), 3):  # three chunks, summed as a cluster would
-        r, D = resp[rows], X[rows][None, :, :] - old_means[:, None, :]  # (m, K), (K, m, d)
+        r, diff = resp[rows], X[rows][None, :, :] - old_means[:, None, :]  # (rows, K), (K, rows, d)
         counts += r.sum(axis=0)
-        first += np.einsum("mk,kmd->kd", r, D)
-        second += np.einsum("mk,kmd,kme->kde", r, D, D)
+        first += np.einsum("ik,kid->kd", r, diff)
+        second += np.einsum("ik,kid,kie->kde", r, diff, diff)
     want = mixture.m_step(X, resp, "full", reg_covar=0.0)
     return (counts, first, second, old_means, n), want
 

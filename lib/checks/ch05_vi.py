@@ -27,7 +27,7 @@ def _random_target(d, rng):
 
 def _pair(out, name):
     expect_tuple(out, 2, "the pair (new_mean, variance), two numbers,", name=name)
-    return (expect_scalar(out[0], "the new mean m_j", name=name),
+    return (expect_scalar(out[0], "the new mean zbar_j", name=name),
             expect_scalar(out[1], "the variance of q_j", name=name))
 
 
@@ -52,9 +52,9 @@ def cavi_update(student_fn):
             mean_variants = [
                 (mean[j] + shift / prec[j, j],
                  "the correction to mu_j has the wrong sign: completing the square in z_j gives "
-                 "mu_j - (1/Lambda_jj) sum_{k != j} Lambda_jk (m_k - mu_k)."),
+                 "mu_j - (1/Lambda_jj) sum_{k != j} Lambda_jk (zbar_k - mu_k)."),
                 (mean[j] - (prec[j] @ diff) / prec[j, j],
-                 "your sum over k includes k = j, so the new mean depends on the factor's own old mean m_j. "
+                 "your sum over k includes k = j, so the new mean depends on the factor's own old mean zbar_j. "
                  "In E_{q_-j}[ln p(z)] only the OTHER coordinates are averaged; z_j stays the variable, "
                  "and its own terms form the square."),
                 (mean[j] - shift,
@@ -80,7 +80,7 @@ def cavi_update(student_fn):
                 for value, message in mean_variants:
                     if _close(got_m, value, 1e-7) and not _close(value, want_m, 1e-7):
                         raise Failure(message)
-                raise Failure(f"your new mean m_j differs from the CAVI update on a random {d}-dimensional "
+                raise Failure(f"your new mean zbar_j differs from the CAVI update on a random {d}-dimensional "
                               "target; complete the square in z_j in E_{q_-j}[ln p(z)] term by term.")
             if not _close(got_v, want_v, 1e-7):
                 for value, message in var_variants:
@@ -123,7 +123,7 @@ def kl_p_to_factorised(student_fn):
             (0.5 * (tr + sum_log_v - log_det),
              "the constant -d is missing: E_p[(z - mu)^T Sigma^-1 (z - mu)] = d."),
             (0.5 * (np.sum(np.diag(cov) / q_vars) - d + sum_log_v - log_det),
-             "the mean term is missing: E_p[(z_j - m_j)^2] = Sigma_jj + (mu_j - m_j)^2."),
+             "the mean term is missing: E_p[(z_j - zbar_j)^2] = Sigma_jj + (mu_j - zbar_j)^2."),
             (0.5 * (np.sum((np.diag(cov) + (mean - q_means) ** 2) / np.sqrt(q_vars)) - d
                     + 0.5 * sum_log_v - log_det),
              "q_variances are variances v_j, not standard deviations: divide by v_j, and ln v_j enters "
