@@ -36,6 +36,9 @@ FORBIDDEN = [
     ("0[1-5]*.md", r"\\mathcal\s*\{?Q", "Q is only Dempster's Q(theta | theta^(t)); the variational family is "
                                         "mathcal D"),
     ("0[1-5]*.md", r"(?<![\w\\])H\[[qp]", "entropy is H(.) with round brackets, as on the notation page"),
+    ("0[2-5]*.md", r"(?<![\w\\])r(?:_\{?[0-9a-z]\b|\()", "r is chapter 1's probit ratio r(u) only: an "
+                                                     "exponential's rate is theta_k (03_2), the optimal "
+                                                     "mean-field factor is q_m^* (05_1)"),
     # ---- chapter 1 ----
     ("01*.md", r"\\xi|\bxi\b", "xi is chapter 5's mean-field parameter xi_im; the perceptron theorem's margin is u_min"),
     ("01*.md", r"\\lambda\(", "lambda is only the l2 penalty; the probit ratio phi(u)/Phi(u) is r(u)"),
@@ -132,6 +135,9 @@ FORBIDDEN = [
                r"alpha, beta, m, kappa", "m is the index of chapter 5's binary causes (z_im, xi_im, t_im, G_ml): "
                                         "CAVI's means are zbar_j = E_q[z_j], the Gaussian-Wishart's mu_bar_0, "
                                         "mu_bar_k (Bishop's m_0, m_k)"),
+    ("05_[12e]*.md", r"\\ln C\b|\bC = |\bC\\,|\$C\$", "C(alpha) is the Dirichlet's normalising coefficient "
+                                                    "(05_3); the mean-field proof writes its normaliser "
+                                                    "as the sum of e^f(z_m)"),
     ("05*.md", r"\blam(?:_init)?\b", "the mean-field parameters xi_im are `xi` in code, in lib.variational too "
                                    "(xi, xi_init, the attribute xi_)"),
 ]
