@@ -92,6 +92,13 @@ FORBIDDEN = [
     ("03*.md", r"\bq_[01k]\b", "q is a distribution over latent variables (chapters 4-5); the squared "
                                  "Mahalanobis distance is Delta_k^2"),
     ("03*.md", r"\bv_[0-9jl]\b", "v_j is a CAVI variance (chapter 5); Fisher's directions are f_j"),
+    ("03_3*.md", r"\bc_k\b|\\bar c\b", "c_k are chunked EM's centres (chapter 4); Fisher's proof writes the "
+                                       "whitened class means L^{-1} mu_k out"),
+    ("0[1-4]*.md", r"\\bar\s*\\mu|\\bar\{\\mu\}|\bmu_bar\b", "a bar on mu is chapter 5's Gaussian-Wishart mean "
+                                                       "(mu_bar_0, mu_bar_k); chapter 3's overall mean "
+                                                       "sum_k pi_k mu_k is the data mean x_bar"),
+    ("03*.md", r"(?<![\w-])M(?![\w-])", "M is the number of chapter 5's binary causes; Fisher's proof writes "
+                                         "the whitened between-class covariance L^{-1} S_B L^{-T} out"),
     # ---- chapter 4 ----
     ("04*.md", r"G\(Q|\$G\$|\bG_trace|G\\bigl\(", "EM's lower bound is \\mathcal L(q, theta) in chapters 4 and 5, not G(Q, theta)"),
     ("04*.md", r"Q_\{i|Q_i\b|Q\^\{\(t|\\mathcal Q\b", "a distribution over the latent labels is a lower-case q (q_i, q_{ik}, q^{(t)}); "
@@ -150,6 +157,8 @@ LIB_FORBIDDEN = [
     ("checks/ch05_vi.py", r"\bm_[jk]\b", "m is the index of the binary causes; CAVI's means are zbar_j"),
     ("bayesian_mixture.py", r"(?<![\\\w`])m_[0k]\b|:math:`m`", "the Gaussian-Wishart means are "
      "mu_bar_0, mu_bar_k (Bishop's m_0, m_k); m is the index of the binary causes"),
+    ("discriminant.py", r"\\bar\\mu|\bmu_bar\b", "the overall mean sum_k pi_k mu_k is the data mean x_bar; "
+     "a bar on mu is chapter 5's Gaussian-Wishart mean"),
     ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
     ("discriminant.py", r":math:`r = |shape \(d, r\)", "r is chapter 1's probit ratio; the number of "
                                                   "discriminant directions is d' = min(K - 1, d)"),
