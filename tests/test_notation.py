@@ -145,6 +145,8 @@ FORBIDDEN = [
     ("05_[12e]*.md", r"\\ln C\b|\bC = |\bC\\,|\$C\$", "C(alpha) is the Dirichlet's normalising coefficient "
                                                     "(05_3); the mean-field proof writes its normaliser "
                                                     "as the sum of e^f(z_m)"),
+    ("05*.md", r"\\Lambda_\{jk\}|\\Sigma_\{[jk]k\}|k \\ne j|\\bar z_k|\$k\$ runs over the other",
+     "k is the class or component index; CAVI's second coordinate is l (Lambda_jl, zbar_l, l != j)"),
     ("05*.md", r"\blam(?:_init)?\b", "the mean-field parameters xi_im are `xi` in code, in lib.variational too "
                                    "(xi, xi_init, the attribute xi_)"),
 ]
@@ -157,9 +159,13 @@ LIB_FORBIDDEN = [
     ("checks/ch05_vi.py", r"\bm_[jk]\b", "m is the index of the binary causes; CAVI's means are zbar_j"),
     ("bayesian_mixture.py", r"(?<![\\\w`])m_[0k]\b|:math:`m`", "the Gaussian-Wishart means are "
      "mu_bar_0, mu_bar_k (Bishop's m_0, m_k); m is the index of the binary causes"),
+    ("variational.py", r"Lambda_\{?jk|zbar_k|\\bar z_k|k != j|k \\ne j", "k is the class or component "
+     "index; CAVI's second coordinate is l (Lambda_jl, zbar_l)"),
+    ("checks/ch05_vi.py", r"Lambda_\{?jk|zbar_k|k != j|sum over k", "k is the class or component index; "
+     "CAVI's second coordinate is l (Lambda_jl, zbar_l)"),
+    ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
     ("discriminant.py", r"\\bar\\mu|\bmu_bar\b", "the overall mean sum_k pi_k mu_k is the data mean x_bar; "
      "a bar on mu is chapter 5's Gaussian-Wishart mean"),
-    ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
     ("discriminant.py", r":math:`r = |shape \(d, r\)", "r is chapter 1's probit ratio; the number of "
                                                   "discriminant directions is d' = min(K - 1, d)"),
     ("discriminant.py", r"\\xi|:math:`u`|\} u\b|\bv = L", "Fisher's eigenvalues are J_j = J(f_j), the whitened "
