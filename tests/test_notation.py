@@ -214,3 +214,18 @@ def test_lib_uses_the_notation(name, pattern, reason):
     text = (LIB / name).read_text(encoding="utf-8")
     hits = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(pattern, text)]
     assert not hits, f"lib/{name} lines {hits}: {reason}"
+
+
+# Symbols that chapters/notation.md defines in exactly one row (symbol column), so that
+# a second row cannot give them a second meaning.
+NOTATION_ONE_ROW = [
+    (r"\$a_k\b", "the log joint a_k(x) of chapters 1-3 (and chapter 5's a_ik) has one row"),
+]
+
+
+@pytest.mark.parametrize("pattern, reason", NOTATION_ONE_ROW, ids=[row[0] for row in NOTATION_ONE_ROW])
+def test_notation_page_defines_symbol_once(pattern, reason):
+    rows = [line for line in (CHAPTERS / "notation.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| ")]
+    hits = [row for row in rows if re.match(pattern, row[2:].split(" | ")[0])]
+    assert len(hits) == 1, f"notation.md has {len(hits)} rows for {pattern}: {reason}"
