@@ -369,8 +369,8 @@ def shrunk_class_covariance(centred, shrinkage):
 def discriminant_directions(priors, means, covariance):
     r"""Fisher's discriminant directions: the generalised eigenvectors of :math:`(S_B, \Sigma)`.
 
-    With the between-class scatter :math:`S_B = \sum_k \pi_k (\mu_k - \bar\mu)(\mu_k - \bar\mu)^\top`,
-    :math:`\bar\mu = \sum_k \pi_k \mu_k`, and the within-class covariance :math:`\Sigma`,
+    With the between-class scatter :math:`S_B = \sum_k \pi_k (\mu_k - \bar x)(\mu_k - \bar x)^\top`,
+    :math:`\bar x = \sum_k \pi_k \mu_k`, and the within-class covariance :math:`\Sigma`,
     solves :math:`S_B f_j = J_j \Sigma f_j` through :math:`\Sigma = L L^\top`: the
     orthonormal eigenvectors :math:`h_j` of the symmetric :math:`L^{-1} S_B L^{-\top}` give
     :math:`f_j = L^{-\top} h_j`, normalised so that :math:`f_j^\top \Sigma f_l` is 1 for
@@ -402,7 +402,7 @@ def discriminant_directions(priors, means, covariance):
         raise ValueError(f"priors has {priors.shape[0]} entries but means has {K} rows; give one of each per class.")
     cov = gaussian.check_covariances(covariance, "tied", K, d, name="covariance")
     L = gaussian.cholesky_factors(cov, "tied")  # Sigma = L L^T
-    centred = means - priors @ means  # mu_k - mu_bar, (K, d)
+    centred = means - priors @ means  # mu_k - x_bar, (K, d)
     between = (centred * priors[:, None]).T @ centred  # S_B, (d, d)
     B = solve_triangular(L, solve_triangular(L, between, lower=True).T, lower=True)  # L^{-1} S_B L^{-T}
     eigenvalues, H = np.linalg.eigh(0.5 * (B + B.T))  # J_j and the h_j as columns

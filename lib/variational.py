@@ -1000,12 +1000,12 @@ def gaussian_precision(covariance):
 def cavi_gaussian_update(q_means, j, mean, precision):
     r"""One CAVI update of the factor :math:`q_j` for a Gaussian target :math:`\mathcal N(\mu, \Sigma)`.
 
-    With :math:`\Lambda = \Sigma^{-1}` and the other factors' means :math:`\bar z_k`,
+    With :math:`\Lambda = \Sigma^{-1}` and the other factors' means :math:`\bar z_l`,
 
     .. math::
 
         q_j^*(z_j) = \mathcal N\Bigl(z_j \Bigm| \mu_j - \Lambda_{jj}^{-1}
-            \sum_{k \ne j} \Lambda_{jk} (\bar z_k - \mu_k),\ \Lambda_{jj}^{-1}\Bigr).
+            \sum_{l \ne j} \Lambda_{jl} (\bar z_l - \mu_l),\ \Lambda_{jj}^{-1}\Bigr).
 
     The old mean :math:`\bar z_j` of the factor being updated is not used.
     Book: chapters/05_2_cavi_gaussian.md, eq. label ``vem-cavi-update``.

@@ -30,7 +30,7 @@ def test_precision_is_the_inverse():
 
 
 def test_update_matches_the_conditional_mean_formula():
-    # for d = 2 the update is the conditional mean of z_j given z_k = m_k
+    # for d = 2 the update is the conditional mean of z_j given z_l = zbar_l
     mu, cov = target()
     prec = V.gaussian_precision(cov)
     m = np.array([3.0, 4.0])

@@ -36,6 +36,9 @@ FORBIDDEN = [
     ("0[1-5]*.md", r"\\mathcal\s*\{?Q", "Q is only Dempster's Q(theta | theta^(t)); the variational family is "
                                         "mathcal D"),
     ("0[1-5]*.md", r"(?<![\w\\])H\[[qp]", "entropy is H(.) with round brackets, as on the notation page"),
+    ("0[2-5]*.md", r"(?<![\w\\])r(?:_\{?[0-9a-z]\b|\()", "r is chapter 1's probit ratio r(u) only: an "
+                                                     "exponential's rate is theta_k (03_2), the optimal "
+                                                     "mean-field factor is q_m^* (05_1)"),
     # ---- chapter 1 ----
     ("01*.md", r"\\xi|\bxi\b", "xi is chapter 5's mean-field parameter xi_im; the perceptron theorem's margin is u_min"),
     ("01*.md", r"\\lambda\(", "lambda is only the l2 penalty; the probit ratio phi(u)/Phi(u) is r(u)"),
@@ -89,6 +92,13 @@ FORBIDDEN = [
     ("03*.md", r"\bq_[01k]\b", "q is a distribution over latent variables (chapters 4-5); the squared "
                                  "Mahalanobis distance is Delta_k^2"),
     ("03*.md", r"\bv_[0-9jl]\b", "v_j is a CAVI variance (chapter 5); Fisher's directions are f_j"),
+    ("03_3*.md", r"\bc_k\b|\\bar c\b", "c_k are chunked EM's centres (chapter 4); Fisher's proof writes the "
+                                       "whitened class means L^{-1} mu_k out"),
+    ("0[1-4]*.md", r"\\bar\s*\\mu|\\bar\{\\mu\}|\bmu_bar\b", "a bar on mu is chapter 5's Gaussian-Wishart mean "
+                                                       "(mu_bar_0, mu_bar_k); chapter 3's overall mean "
+                                                       "sum_k pi_k mu_k is the data mean x_bar"),
+    ("03*.md", r"(?<![\w-])M(?![\w-])", "M is the number of chapter 5's binary causes; Fisher's proof writes "
+                                         "the whitened between-class covariance L^{-1} S_B L^{-T} out"),
     # ---- chapter 4 ----
     ("04*.md", r"G\(Q|\$G\$|\bG_trace|G\\bigl\(", "EM's lower bound is \\mathcal L(q, theta) in chapters 4 and 5, not G(Q, theta)"),
     ("04*.md", r"Q_\{i|Q_i\b|Q\^\{\(t|\\mathcal Q\b", "a distribution over the latent labels is a lower-case q (q_i, q_{ik}, q^{(t)}); "
@@ -132,6 +142,11 @@ FORBIDDEN = [
                r"alpha, beta, m, kappa", "m is the index of chapter 5's binary causes (z_im, xi_im, t_im, G_ml): "
                                         "CAVI's means are zbar_j = E_q[z_j], the Gaussian-Wishart's mu_bar_0, "
                                         "mu_bar_k (Bishop's m_0, m_k)"),
+    ("05_[12e]*.md", r"\\ln C\b|\bC = |\bC\\,|\$C\$", "C(alpha) is the Dirichlet's normalising coefficient "
+                                                    "(05_3); the mean-field proof writes its normaliser "
+                                                    "as the sum of e^f(z_m)"),
+    ("05*.md", r"\\Lambda_\{jk\}|\\Sigma_\{[jk]k\}|k \\ne j|\\bar z_k|\$k\$ runs over the other",
+     "k is the class or component index; CAVI's second coordinate is l (Lambda_jl, zbar_l, l != j)"),
     ("05*.md", r"\blam(?:_init)?\b", "the mean-field parameters xi_im are `xi` in code, in lib.variational too "
                                    "(xi, xi_init, the attribute xi_)"),
 ]
@@ -144,7 +159,13 @@ LIB_FORBIDDEN = [
     ("checks/ch05_vi.py", r"\bm_[jk]\b", "m is the index of the binary causes; CAVI's means are zbar_j"),
     ("bayesian_mixture.py", r"(?<![\\\w`])m_[0k]\b|:math:`m`", "the Gaussian-Wishart means are "
      "mu_bar_0, mu_bar_k (Bishop's m_0, m_k); m is the index of the binary causes"),
+    ("variational.py", r"Lambda_\{?jk|zbar_k|\\bar z_k|k != j|k \\ne j", "k is the class or component "
+     "index; CAVI's second coordinate is l (Lambda_jl, zbar_l)"),
+    ("checks/ch05_vi.py", r"Lambda_\{?jk|zbar_k|k != j|sum over k", "k is the class or component index; "
+     "CAVI's second coordinate is l (Lambda_jl, zbar_l)"),
     ("checks/ch05.py", r"\blam\b", "the mean-field parameters xi_im are xi"),
+    ("discriminant.py", r"\\bar\\mu|\bmu_bar\b", "the overall mean sum_k pi_k mu_k is the data mean x_bar; "
+     "a bar on mu is chapter 5's Gaussian-Wishart mean"),
     ("discriminant.py", r":math:`r = |shape \(d, r\)", "r is chapter 1's probit ratio; the number of "
                                                   "discriminant directions is d' = min(K - 1, d)"),
     ("discriminant.py", r"\\xi|:math:`u`|\} u\b|\bv = L", "Fisher's eigenvalues are J_j = J(f_j), the whitened "
@@ -193,3 +214,18 @@ def test_lib_uses_the_notation(name, pattern, reason):
     text = (LIB / name).read_text(encoding="utf-8")
     hits = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(pattern, text)]
     assert not hits, f"lib/{name} lines {hits}: {reason}"
+
+
+# Symbols that chapters/notation.md defines in exactly one row (symbol column), so that
+# a second row cannot give them a second meaning.
+NOTATION_ONE_ROW = [
+    (r"\$a_k\b", "the log joint a_k(x) of chapters 1-3 (and chapter 5's a_ik) has one row"),
+]
+
+
+@pytest.mark.parametrize("pattern, reason", NOTATION_ONE_ROW, ids=[row[0] for row in NOTATION_ONE_ROW])
+def test_notation_page_defines_symbol_once(pattern, reason):
+    rows = [line for line in (CHAPTERS / "notation.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| ")]
+    hits = [row for row in rows if re.match(pattern, row[2:].split(" | ")[0])]
+    assert len(hits) == 1, f"notation.md has {len(hits)} rows for {pattern}: {reason}"

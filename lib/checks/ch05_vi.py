@@ -52,9 +52,9 @@ def cavi_update(student_fn):
             mean_variants = [
                 (mean[j] + shift / prec[j, j],
                  "the correction to mu_j has the wrong sign: completing the square in z_j gives "
-                 "mu_j - (1/Lambda_jj) sum_{k != j} Lambda_jk (zbar_k - mu_k)."),
+                 "mu_j - (1/Lambda_jj) sum_{l != j} Lambda_jl (zbar_l - mu_l)."),
                 (mean[j] - (prec[j] @ diff) / prec[j, j],
-                 "your sum over k includes k = j, so the new mean depends on the factor's own old mean zbar_j. "
+                 "your sum over l includes l = j, so the new mean depends on the factor's own old mean zbar_j. "
                  "In E_{q_-j}[ln p(z)] only the OTHER coordinates are averaged; z_j stays the variable, "
                  "and its own terms form the square."),
                 (mean[j] - shift,
