@@ -349,3 +349,19 @@ def test_copied_numbers_score_zero_and_a_swapped_notebook_is_flagged(course):
     assert "handed out to bob" in feedback
     assert f"{SPECS['ex-elbo-gap'].answer(SPECS['ex-elbo-gap'].params(course['table']['carol']['ex-elbo-gap'])):.3f}" \
         not in (out / "feedback" / "alice.md").read_text()
+
+
+def test_the_book_variants_are_the_pages_numbers():
+    """Variant 0 restates the page: theta^(1) is the worked example's first M-step, KL and gap as solved."""
+    from lib import datasets, mixture
+
+    ex = datasets.worked_example()
+    resp, _ = mixture.e_step(ex["X"], ex["weights"], ex["means"], ex["variances"], "spherical")
+    weights, means, variances = mixture.m_step(ex["X"], resp, "spherical", reg_covar=0.0)
+    book = SPECS["ex-em-second-iteration"].book
+    np.testing.assert_allclose([book["pi1"], 1 - book["pi1"]], weights, atol=1e-7)
+    np.testing.assert_allclose([[book["a"], 0.0], [book["b"], 0.0]], means, atol=1e-7)
+    np.testing.assert_allclose([book["var1"], book["var2"]], variances, atol=1e-7)
+    assert SPECS["ex-gaussian-kl-value"].answer(SPECS["ex-gaussian-kl-value"].book) == pytest.approx(np.log(2) - 0.25)
+    assert round(SPECS["ex-elbo-gap"].answer(SPECS["ex-elbo-gap"].book), 4) == 0.0983  # the solution's 0.0983
+    assert round(SPECS["ex-em-second-iteration"].answer(book), 4) == 0.6696  # the solution's 0.6696

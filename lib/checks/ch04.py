@@ -247,12 +247,12 @@ def em_m_step_spherical(student_fn):
 
 # Variants: theta^(1) = (pi_1, mu_1 = (a, 0), mu_2 = (b, 0), sigma_1^2, sigma_2^2) on the worked example's
 # four points; variant 0 is the book's theta^(1), the worked example's first M-step.
-_WORKED_X = np.array([[-1.5, 0.5], [-1.5, -0.5], [0.0, 0.5], [0.0, -0.5]])  # lib.datasets.worked_example()["X"]
 
 
 def _second_iteration(p):
     """pi_1^(2) for the variant ``p`` and the values of the usual slips, [(value, message)]."""
-    X, d = _WORKED_X, 2
+    X = import_module("lib.datasets").worked_example()["X"]  # (4, 2): the same four points in every variant
+    d = X.shape[1]
     w1 = np.array([p["pi1"], 1.0 - p["pi1"]])
     m1 = np.array([[p["a"], 0.0], [p["b"], 0.0]])
     v1 = np.array([p["var1"], p["var2"]])
