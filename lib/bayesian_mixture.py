@@ -70,13 +70,13 @@ def log_dirichlet_normaliser(alpha):
 
 
 def log_wishart_normaliser(W, kappa):
-    r""":math:`\ln B(W, \kappa)` of the Wishart density
-    :math:`\mathcal W(\Lambda \mid W, \kappa) = B(W, \kappa)\, |\Lambda|^{(\kappa - d - 1)/2}
-    \exp(-\tfrac12 \operatorname{tr}(W^{-1}\Lambda))` (Bishop eq. B.79):
+    r""":math:`\ln C(W, \kappa)` of the Wishart density
+    :math:`\mathcal W(\Lambda \mid W, \kappa) = C(W, \kappa)\, |\Lambda|^{(\kappa - d - 1)/2}
+    \exp(-\tfrac12 \operatorname{tr}(W^{-1}\Lambda))` (Bishop eq. B.79, who writes :math:`B(W, \nu)`):
 
     .. math::
 
-        \ln B = -\tfrac\kappa2 \ln|W| - \tfrac{\kappa d}{2}\ln 2 - \tfrac{d(d-1)}{4}\ln\pi
+        \ln C(W, \kappa) = -\tfrac\kappa2 \ln|W| - \tfrac{\kappa d}{2}\ln 2 - \tfrac{d(d-1)}{4}\ln\pi
         - \sum_{j=1}^{d} \ln\Gamma\bigl(\tfrac{\kappa + 1 - j}{2}\bigr).
 
     ``W`` has shape ``(d, d)`` or ``(K, d, d)``, ``kappa`` is a float or ``(K,)``;
@@ -204,7 +204,7 @@ def vb_elbo(resp, weight_concentration, mean_precision, degrees_of_freedom, cova
     .. math::
 
         \mathcal L = -\sum_{i,k} \gamma_{ik}\ln \gamma_{ik} + \ln C(\alpha_0) - \ln C(\alpha)
-        + \sum_{k=1}^K\Bigl[\ln B(W_0, \kappa_0) - \ln B(W_k, \kappa_k)
+        + \sum_{k=1}^K\Bigl[\ln C(W_0, \kappa_0) - \ln C(W_k, \kappa_k)
         + \tfrac d2\ln\frac{\beta_0}{\beta_k}\Bigr] - \tfrac{nd}{2}\ln 2\pi .
 
     With :math:`q(\pi, \mu, \Lambda)` optimal for :math:`q(Z)`, the ELBO is
@@ -238,12 +238,12 @@ def sklearn_bound_offset(n_samples, n_components, n_features, weight_concentrati
     .. math::
 
         \mathcal L - \mathcal L_{\text{sklearn}} = \ln C(\alpha_0 \mathbf 1_K)
-        + K \ln B(W_0, \kappa_0) + \tfrac{Kd}{2}\ln\beta_0 - \tfrac{nd}{2}\ln 2\pi
+        + K \ln C(W_0, \kappa_0) + \tfrac{Kd}{2}\ln\beta_0 - \tfrac{nd}{2}\ln 2\pi
         + \tfrac{K d (d-1)}{4}\ln\pi .
 
-    scikit-learn keeps :math:`H(q(Z)) - \ln C(\alpha) - \sum_k \ln B(W_k, \kappa_k)
+    scikit-learn keeps :math:`H(q(Z)) - \ln C(\alpha) - \sum_k \ln C(W_k, \kappa_k)
     - \tfrac d2\sum_k\ln\beta_k` and drops the :math:`\ln\pi` term of each
-    :math:`\ln B(W_k, \kappa_k)`; every term it omits depends on the priors and the sizes
+    :math:`\ln C(W_k, \kappa_k)`; every term it omits depends on the priors and the sizes
     only, so its bound differs from :func:`vb_elbo` by this number at every iteration.
     """
     K, d = int(n_components), int(n_features)

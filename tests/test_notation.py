@@ -33,6 +33,8 @@ FORBIDDEN = [
                                   "a latent z, a test error is err(w, b), err_NB(n), a tolerance is named in words"),
     ("04_1*.md", r"\\(?:var)?epsilon = |\\(?:var)?epsilon\$? terms", "varepsilon is the covariance ridge; a small responsibility "
                                                       "is named as what it is (gamma_12)"),
+    ("0[1-5]*.md", r"(?<![\w\\])B\(W|(?<!\\mathcal )(?<![\w\\])B_t\b", "B is only the Beta function B(alpha, "
+                   "beta): the Wishart's normalising coefficient is C(W, kappa), a minibatch is mathcal B_t"),
     ("0[1-5]*.md", r"\\mathcal\s*\{?Q", "Q is only Dempster's Q(theta | theta^(t)); the variational family is "
                                         "mathcal D"),
     ("0[1-5]*.md", r"(?<![\w\\])H\[[qp]", "entropy is H(.) with round brackets, as on the notation page"),
@@ -153,6 +155,8 @@ FORBIDDEN = [
 
 # Library code that implements a symbol of the notation page uses its letter.
 LIB_FORBIDDEN = [
+    ("bayesian_mixture.py", r"(?<!who writes :math:`)(?<![\w\\])B\(W|\\ln B\b", "the Wishart's normalising coefficient is "
+     "C(W, kappa), as the book writes it; B is the Beta function"),
     ("variational.py", r"\blam(?:_init|_)?\b", "the mean-field parameters xi_im are xi, xi_init, xi_"),
     ("variational.py", r"(?<![\\\w])m_[jk]\b|:math:`m`|\(m - \\mu\)|\(\\mu - m\)|:math:`m = ", "m is the index of "
      "the binary causes; CAVI's means are zbar_j"),

@@ -272,14 +272,12 @@ def _rows(out):
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
-    """A roster of three, handed out and solved; an honest class, and a class with two kinds of copying."""
+    """A roster of three, handed out and solved: per variant page an honest class and a class that copied."""
     tmp = tmp_path_factory.mktemp("course")
     (tmp / "roster.csv").write_text("student,name\n" + "".join(f"{s},{s.title()}\n" for s in ROSTER))
     assert variants.main(["handout", "--roster", str(tmp / "roster.csv"), "--key", str(KEY),
                           "--out", str(tmp / "handout")]) == 0
     table = variants.seeds(variants.read_key(KEY), ROSTER)
-    copied = tmp / "copied"
-    copied.mkdir()
     classes = [(f"honest-{page}", tmp / f"honest-{page}", []) for page in sorted(set(PAGES.values()))]
     for page in sorted(set(PAGES.values())):
         honest = tmp / f"honest-{page}"  # one folder per assignment: the file name is the student id
@@ -291,19 +289,24 @@ def course(tmp_path_factory):
             assert variants.notebook_seeds(handed) == variants.notebook_seeds(nb)
             assert [c.id for c in handed.cells] == [c.id for c in nb.cells]
             nbformat.write(nb, honest / f"{s}.ipynb")
-    page = PAGES["ex-elbo-gap"]
-    # bob's solved handout, submitted as carol's
-    nbformat.write(_solved(page, table["bob"]), copied / "carol.ipynb")
-    # alice's own handout, with bob's numeric answer typed in
-    nb = _solved(page, table["alice"])
-    spec = SPECS["ex-elbo-gap"]
-    bob_value = round(spec.answer(spec.params(table["bob"]["ex-elbo-gap"])), 3)
-    starter = next(c for c in nb.cells if c.cell_type == "code" and "starter" in c.metadata.get("tags", [])
-                   and "gap_variant" in c.source)
-    starter.source = f"answer = {bob_value}"
-    nbformat.write(nb, copied / "alice.ipynb")
+    for label, page in sorted(PAGES.items()):
+        copied = tmp / f"copied-{label}"
+        copied.mkdir()
+        classes.append((f"copied-{label}", copied, ["--roster", str(tmp / "roster.csv")]))
+        # bob's solved handout, submitted as carol's
+        nbformat.write(_solved(page, table["bob"]), copied / "carol.ipynb")
+        # alice's own handout, with bob's numeric answer typed in where her solution computes hers
+        nb = _solved(page, table["alice"])
+        spec = SPECS[label]
+        bob_value = round(spec.answer(spec.params(table["bob"][label])), 4)
+        name = next(m.group(1) for c in nb.cells if c.cell_type == "code"
+                    for m in [re.search(rf'(\w+) = lib\.checks\.variant\("{label}"', c.source)] if m)
+        starter = next(c for c in nb.cells if c.cell_type == "code" and "starter" in c.metadata.get("tags", [])
+                       and name in c.source)
+        starter.source = f"answer = {bob_value}"
+        nbformat.write(nb, copied / "alice.ipynb")
     results = {}
-    for name, folder, extra in [*classes, ("copied", copied, ["--roster", str(tmp / "roster.csv")])]:
+    for name, folder, extra in classes:
         out = tmp / f"out-{name}"
         proc = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(folder), "--out", str(out),
                                "--key", str(KEY), "-j", "2", "--cell-timeout", "120", *extra],
@@ -333,22 +336,22 @@ def test_every_student_scores_full_marks_on_their_own_notebooks(course, page):
     assert "every notebook holds its own student's seeds" in stdout
 
 
-def test_copied_numbers_score_zero_and_a_swapped_notebook_is_flagged(course):
-    out, stdout = course["results"]["copied"]
+@pytest.mark.parametrize("label", sorted(SPECS))
+def test_copied_numbers_score_zero_and_a_swapped_notebook_is_flagged(course, label):
+    out, stdout = course["results"][f"copied-{label}"]
     rows = _rows(out)
-    assert rows["alice"]["ex-elbo-gap"] == "0"  # bob's number on alice's variant
-    assert rows["carol"]["ex-elbo-gap"] == "0"  # bob's notebook under carol's id
-    others = [k for k in rows["alice"] if k.startswith("ex-") and k != "ex-elbo-gap"]
-    assert others and all(rows["alice"][k] == "1" and rows["carol"][k] == "1" for k in others)
+    assert rows["alice"][label] == "0"  # bob's number on alice's variant
+    assert rows["carol"][label] == "0"  # bob's notebook under carol's id
+    others = [k for k in rows["alice"] if k.startswith("ex-") and k != label]
+    assert all(rows["alice"][k] == "1" and rows["carol"][k] == "1" for k in others)
     with open(out / "variants.csv", newline="") as fh:
         verdicts = {(r["student"], r["exercise"]): (r["variant"], r["handed_out_to"]) for r in csv.DictReader(fh)}
-    assert verdicts[("carol", "ex-elbo-gap")] == ("other", "bob")
-    assert verdicts[("alice", "ex-elbo-gap")] == ("own", "")
+    assert verdicts[("carol", label)] == ("other", "bob")
+    assert verdicts[("alice", label)] == ("own", "")
     assert "carol handed in the notebook handed out to bob" in stdout
-    feedback = (out / "feedback" / "carol.md").read_text()
-    assert "handed out to bob" in feedback
-    assert f"{SPECS['ex-elbo-gap'].answer(SPECS['ex-elbo-gap'].params(course['table']['carol']['ex-elbo-gap'])):.3f}" \
-        not in (out / "feedback" / "alice.md").read_text()
+    assert "handed out to bob" in (out / "feedback" / "carol.md").read_text()
+    spec, mine = SPECS[label], course["table"]["alice"][label]
+    assert f"{spec.answer(spec.params(mine)):.3f}" not in (out / "feedback" / "alice.md").read_text()
 
 
 def test_the_book_variants_are_the_pages_numbers():
