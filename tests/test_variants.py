@@ -122,7 +122,7 @@ def test_any_two_students_get_different_numbers(label):
     for i, a in enumerate(ROSTER):
         for b in ROSTER[i + 1:]:
             assert numbers[a] != numbers[b], (label, a, b)
-            assert abs(answers[a] - answers[b]) > 2e-3, (label, a, b)  # apart at the answer's precision
+            assert abs(answers[a] - answers[b]) > 2 * spec.tolerance, (label, a, b)  # apart at the precision
             assert numbers[a] != spec.book
 
 
@@ -229,6 +229,25 @@ def test_reroll_changes_one_seed_and_the_handout_follows(tmp_path):
     assert variants.main(["reroll", "--key", str(key), "--student", "bob", "--exercise", "ex-bernoulli-mle"]) == 2
 
 
+def test_a_class_of_300_gets_answers_no_classmate_can_pass_with(tmp_path):
+    """The handout keeps every two students' numbers and answers apart, and its re-rolls stay put."""
+    key = tmp_path / "course.key"
+    shutil.copy(KEY, key)
+    students = [f"s{i:03d}" for i in range(300)]
+    table, changes = variants.assign(key, students)
+    assert changes and all(earlier is not None for _, _, earlier in changes)  # some clashed, all were moved
+    for label, spec in SPECS.items():
+        answers = sorted((spec.answer(spec.params(table[s][label])), s) for s in students)
+        gaps = [b[0] - a[0] for a, b in zip(answers, answers[1:])]
+        assert min(gaps) > 2 * spec.tolerance, label  # nobody's number passes for another
+        assert len({tuple(sorted(spec.params(table[s][label]).items())) for s in students}) == len(students)
+    again, more = variants.assign(key, students)  # a second handout changes nothing
+    assert again == table and more == []
+    assert variants.seeds(variants.read_key(key), students, variants.read_overrides(key)) == table  # the grader's
+    grown, moved = variants.assign(key, [*students, "late"])  # a late student moves nobody else
+    assert {s: grown[s] for s in students} == table and {s for s, _, _ in moved} <= {"late"}
+
+
 def test_make_targets_name_the_commands():
     dry = subprocess.run(["make", "-n", "-o", ".venv/.installed", "handout", "ROSTER=r.csv", "KEY=k.key"],
                          cwd=ROOT, capture_output=True, text=True)
@@ -274,10 +293,12 @@ def _rows(out):
 def course(tmp_path_factory):
     """A roster of three, handed out and solved: per variant page an honest class and a class that copied."""
     tmp = tmp_path_factory.mktemp("course")
+    key = tmp / "course.key"  # a copy: a handout may write re-rolls beside the key
+    shutil.copy(KEY, key)
     (tmp / "roster.csv").write_text("student,name\n" + "".join(f"{s},{s.title()}\n" for s in ROSTER))
-    assert variants.main(["handout", "--roster", str(tmp / "roster.csv"), "--key", str(KEY),
+    assert variants.main(["handout", "--roster", str(tmp / "roster.csv"), "--key", str(key),
                           "--out", str(tmp / "handout")]) == 0
-    table = variants.seeds(variants.read_key(KEY), ROSTER)
+    table = variants.seeds(variants.read_key(key), ROSTER, variants.read_overrides(key))
     classes = [(f"honest-{page}", tmp / f"honest-{page}", []) for page in sorted(set(PAGES.values()))]
     for page in sorted(set(PAGES.values())):
         honest = tmp / f"honest-{page}"  # one folder per assignment: the file name is the student id
@@ -309,7 +330,7 @@ def course(tmp_path_factory):
     for name, folder, extra in classes:
         out = tmp / f"out-{name}"
         proc = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(folder), "--out", str(out),
-                               "--key", str(KEY), "-j", "2", "--cell-timeout", "120", *extra],
+                               "--key", str(key), "-j", "2", "--cell-timeout", "120", *extra],
                               capture_output=True, text=True, timeout=1200)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         results[name] = (out, proc.stdout)

@@ -40,6 +40,7 @@ if str(ROOT) not in sys.path:
 
 from lib.checks import _variants  # noqa: E402  (after the path: tools run from any folder)
 
+OVERRIDE_COLUMNS = ["student", "exercise", "seed", "reason", "reroll"]
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 # The seed argument of a variant cell as the book writes it: lib.checks.variant("ex-...", seed=N)
 VARIANT_CALL = re.compile(r'(lib\.checks\.variant\(\s*"(?P<label>[A-Za-z0-9_-]+)"\s*,\s*seed\s*=\s*)(?P<seed>\d+)(\s*\))')
@@ -144,6 +145,68 @@ def seeds(key, students, overrides=None, exercises=None):
             for s in students}
 
 
+def _read_override_rows(path):
+    if not Path(path).exists():
+        return []
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _write_override_rows(path, rows):
+    tmp = Path(str(path) + ".tmp")
+    with open(tmp, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=OVERRIDE_COLUMNS)
+        writer.writeheader()
+        writer.writerows({k: r.get(k, "") for k in OVERRIDE_COLUMNS} for r in rows)
+    os.replace(tmp, path)
+
+
+def assign(key_path, students, max_tries=50):
+    """{student: {exercise: seed}} with no two students' numbers or answers interchangeable.
+
+    Students are taken in roster order.  A student whose variant of an
+    exercise has the same numbers as an earlier student's, or an answer
+    within ``2 * tolerance`` of one (so that the earlier student's number
+    would pass the check), gets another seed derived from the key; the new
+    seed is written to the overrides file beside the key, so that it stays
+    the same at every later handout and the grader reads it.  Returns the
+    table and the list of changes [(student, exercise, earlier student)];
+    an exercise whose answers cannot all be kept apart (a class larger than
+    its answer's precision allows) is reported in the list with ``None`` as
+    the earlier student.
+    """
+    key = read_key(key_path)
+    table = seeds(key, students, read_overrides(key_path))
+    changes, rows = [], _read_override_rows(overrides_path(key_path))
+    for exercise, spec in sorted(_variants.registered().items()):
+        taken = []  # (answer, numbers, student) of the students before
+        for student in students:
+            seed, first = table[student][exercise], None
+            for attempt in range(1, max_tries + 1):
+                params = spec.params(seed)
+                answer, numbers = spec.answer(params), sorted(params.items())
+                clash = next((t for t in taken if t[1] == numbers or abs(t[0] - answer) < 2 * spec.tolerance), None)
+                if clash is None:
+                    break
+                first = first or clash[2]
+                seed = _variants.seed_for(key, student, f"{exercise}#distinct{attempt}")
+            else:  # every seed tried matches someone: keep the student's own and say so
+                changes.append((student, exercise, None))
+                seed = table[student][exercise]
+                params = spec.params(seed)
+                answer, numbers = spec.answer(params), sorted(params.items())
+            if seed != table[student][exercise]:
+                changes.append((student, exercise, first))
+                rows = [r for r in rows if not (r["student"] == student and r["exercise"] == exercise)]
+                rows.append({"student": student, "exercise": exercise, "seed": str(seed),
+                             "reason": "kept apart from an earlier student's numbers", "reroll": "distinct"})
+                table[student][exercise] = seed
+            taken.append((answer, numbers, student))
+    if any(earlier is not None for _, _, earlier in changes):
+        _write_override_rows(overrides_path(key_path), rows)
+    return table, changes
+
+
 # ------------------------------------------------------------- notebooks --
 
 def personalise(nb, student_seeds):
@@ -203,12 +266,14 @@ def notebook_seeds(nb):
 
 
 def handout(roster, key_path, out, editions=EDITIONS):
-    """Write ``out/<student>/<page>.ipynb`` for every student of ``roster``; returns {student: folder}."""
+    """Write ``out/<student>/<page>.ipynb`` for every student of ``roster``.
+
+    Returns ({student: folder}, the changes :func:`assign` made to keep the students' numbers apart).
+    """
     import nbformat
 
-    key = read_key(key_path)
     students = read_roster(roster)
-    table = seeds(key, students, read_overrides(key_path))
+    table, changes = assign(key_path, students)
     pages = sorted(p for p in Path(editions).glob("*.ipynb") if not p.name.endswith(".key.ipynb"))
     if not pages:
         raise UsageError(f"no student notebooks in {editions}: run `make student` first.")
@@ -224,7 +289,7 @@ def handout(roster, key_path, out, editions=EDITIONS):
             personalise(nb, table[student])
             nbformat.write(nb, folder / page.name)
         folders[student] = folder
-    return folders
+    return folders, changes
 
 
 # ------------------------------------------------------------------- main --
@@ -236,7 +301,14 @@ def _cmd_key(args):
 
 
 def _cmd_handout(args):
-    folders = handout(args.roster, args.key, args.out)
+    folders, changes = handout(args.roster, args.key, args.out)
+    for student, exercise, earlier in changes:
+        if earlier is None:
+            print(f"note: {exercise}: no variant for {student} lies apart from every earlier student's "
+                  "(the class is larger than the answer's precision allows); two students share an answer")
+        else:
+            print(f"{student}'s variant of {exercise} would have matched {earlier}'s: given another seed "
+                  f"(kept in {overrides_path(args.key)})")
     overrides = read_overrides(args.key)
     print(f"handed out {len(folders)} folder(s) in {args.out}: one per student, each with every student notebook "
           f"and that student's seeds for {len(_variants.registered())} variant exercise(s)"
@@ -249,21 +321,15 @@ def _cmd_reroll(args):
         raise UsageError(f"{args.exercise!r} has no variants; those that do: "
                          f"{', '.join(sorted(_variants.registered()))}.")
     path = overrides_path(args.key)
-    rows = []
-    if path.exists():
-        with open(path, newline="") as fh:
-            rows = list(csv.DictReader(fh))
-    earlier = [r for r in rows if r["student"] == args.student and r["exercise"] == args.exercise]
-    seed = _variants.seed_for(key, args.student, f"{args.exercise}#reroll{len(earlier) + 1}")
+    rows = _read_override_rows(path)
+    earlier = [r for r in rows if r["student"] == args.student and r["exercise"] == args.exercise
+               and r.get("reroll", "").isdigit()]
+    count = max([int(r["reroll"]) for r in earlier], default=0) + 1
+    seed = _variants.seed_for(key, args.student, f"{args.exercise}#reroll{count}")
     rows = [r for r in rows if not (r["student"] == args.student and r["exercise"] == args.exercise)]
     rows.append({"student": args.student, "exercise": args.exercise, "seed": str(seed),
-                 "reason": args.reason or "", "reroll": str(len(earlier) + 1)})
-    tmp = Path(str(path) + ".tmp")
-    with open(tmp, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=["student", "exercise", "seed", "reason", "reroll"])
-        writer.writeheader()
-        writer.writerows({k: r.get(k, "") for k in writer.fieldnames} for r in rows)
-    os.replace(tmp, path)
+                 "reason": args.reason or "", "reroll": str(count)})
+    _write_override_rows(path, rows)
     print(f"{args.student}'s variant of {args.exercise} is now seed {seed} (in {path}). Hand out again "
           f"(`make handout`) and give {args.student} the new notebook; the grader reads the same file.")
 

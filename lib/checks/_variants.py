@@ -58,11 +58,17 @@ class Spec:
     answer : callable
         ``answer(params) -> float``: the right answer, unrounded (what the
         check compares with; the tests and the instructor's ``show`` use it).
+    tolerance : float
+        The check accepts a number within ``tolerance`` of the answer (the
+        rounding the statement asks for, and one unit more).  Two variants
+        whose answers lie within ``2 * tolerance`` of each other would let one
+        student's number pass for the other: the handout keeps them apart.
     """
 
-    def __init__(self, exercise, book, draw, degenerate, describe, answer):
+    def __init__(self, exercise, book, draw, degenerate, describe, answer, tolerance):
         self.exercise, self.book, self.draw = exercise, dict(book), draw
         self.degenerate, self.describe, self.answer = degenerate, describe, answer
+        self.tolerance = float(tolerance)
 
     def first_draw(self, seed):
         """The first draw for ``seed``, before degenerate ones are rejected (for the tests)."""

@@ -280,7 +280,7 @@ def spherical_gaussian_mle(student_fn):
 # ---------------------------------------------------- ex-gaussian-kl-value --
 
 # Variants: p = N(mu0, var0), q = N(mu1, var1); variant 0 is the book's p = N(1, 1), q = N(0, 4).
-_KL_DECIMALS = 4
+_KL_TOLERANCE = 1.5e-4  # the answer to 4 decimals, one unit either way
 
 
 def _kl_values(p):
@@ -347,6 +347,7 @@ _variants.register(_variants.Spec(
     describe=lambda p: f"p = N({p['mu0']:g}, {p['var0']:g}) and q = N({p['mu1']:g}, {p['var1']:g}) "
                        "(mean, variance)",
     answer=lambda p: _kl_values(p)[0],
+    tolerance=_KL_TOLERANCE,
 ))
 
 
@@ -358,11 +359,10 @@ def gaussian_kl_value(answer):
         raise Failure("pass the number itself (e.g. `answer = 0.1234`), not a function.")
     value = expect_scalar(answer, "KL(p || q)", name="your answer")
     right, wrong = _kl_values(_variants.current("ex-gaussian-kl-value"))
-    step = 10.0**-_KL_DECIMALS
-    if abs(value - right) <= 1.5 * step:  # rounded to 4 decimals, one unit of tolerance either way
+    if abs(value - right) <= _KL_TOLERANCE:
         return
     for mistake, message in wrong.values():
-        if abs(value - mistake) <= 1.5 * step:
+        if abs(value - mistake) <= _KL_TOLERANCE:
             raise Failure(message)
     if value < 0:
         raise Failure("a KL divergence is never negative (Gibbs' inequality): check the signs.")
