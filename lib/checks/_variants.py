@@ -30,7 +30,7 @@ import types
 import numpy as np
 
 __all__ = ["Spec", "register", "variant", "params", "current_seed", "using", "seed_for", "registered",
-           "MAX_SEED"]
+           "mistaken_for", "MAX_SEED"]
 
 MAX_SEED = 2**63 - 1  # seeds are 1 .. MAX_SEED; 0 is the book's numbers
 _MAX_DRAWS = 200  # redraws before a generator gives up (the tests show a handful suffice)
@@ -96,6 +96,20 @@ class Variant(types.SimpleNamespace):
         return f"{self._exercise}, variant {self._seed} ({whose}):\n{spec.describe(shown)}"
 
     __str__ = __repr__
+
+
+def mistaken_for(right, mistakes, margin=5e-4):
+    """Why a draw is degenerate because a typical mistake gives its right answer, or None.
+
+    ``mistakes`` are (value, message) pairs, the values a check recognises as
+    mistakes.  One within ``margin`` of ``right`` (more than twice the
+    tolerance of every variant check) would pass, and its message would
+    never be shown.
+    """
+    for value, message in mistakes:
+        if abs(value - right) < margin:
+            return f"a typical mistake gives the right value to 4 decimals ({message[:40]})"
+    return None
 
 
 def register(spec):

@@ -327,10 +327,7 @@ def _kl_degenerate(p):
     right, wrong = _kl_values(p)
     if right < 0.05:
         return "p and q nearly equal"
-    for name, (value, _) in wrong.items():
-        if abs(value - right) < 5e-4:
-            return f"the mistake {name!r} gives the right value to 4 decimals"
-    return None
+    return _variants.mistaken_for(right, wrong.values())
 
 
 def _kl_draw(rng):

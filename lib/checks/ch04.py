@@ -295,10 +295,7 @@ def _second_iteration_degenerate(p):
     right, slips = _second_iteration(p)
     if not 0.02 < right < 0.98:
         return "one component takes every point"
-    for value, message in slips:
-        if abs(value - right) < 5e-4:
-            return f"a slip gives the right value to 4 decimals ({message[:40]})"
-    return None
+    return _variants.mistaken_for(right, slips)
 
 
 def _second_iteration_draw(rng):

@@ -162,10 +162,7 @@ def _gap_degenerate(p):
     gap, wrong = _gap_values(p)
     if gap < 0.02:
         return "q is nearly the posterior"
-    for value, message in wrong:
-        if abs(value - gap) < 5e-4:
-            return f"a wrong answer gives the right value to 4 decimals ({message[:40]})"
-    return None
+    return _variants.mistaken_for(gap, wrong)
 
 
 def _gap_draw(rng):
