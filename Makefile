@@ -77,6 +77,8 @@ build-check: $(STAMP)
 # folded solutions, launch buttons, dark mode; screenshots in _build/screenshots/.
 browser: $(STAMP)
 	bash tools/install_browser.sh
+	# the newest axe-core from npm, audited beside the bundled one (browser_tests/package.json)
+	bash tools/install_axe.sh
 	$(THREADS) $(PY) -m pytest browser_tests
 
 notebooks: $(STAMP)

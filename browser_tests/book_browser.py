@@ -33,7 +33,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 
 import yaml
 
@@ -122,6 +122,59 @@ def book_docnames() -> list[str]:
     return toc_docnames()
 
 
+# A generated page audited with what a reader sees there: the search page with results.
+GENERATED_QUERIES = {"search": "search.html?q=Gaussian+mixture"}
+_NOT_PAGES = ("_static/", "_sources/", "_images/", "_downloads/", "_sphinx_design_static/")
+
+
+class _LinkCollector(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        # Links, the head's <link rel="index"> and friends, and the search box's form.
+        wanted = {"a": "href", "link": "href", "form": "action"}.get(tag)
+        self.hrefs.extend(v for k, v in attrs if wanted and k == wanted and v)
+
+
+def reachable_pages(root: Path | None = None) -> list[str]:
+    """Every HTML page of the build that a reader can reach, as docnames: the table of contents' pages,
+    every page the build writes at its top level (the general index, the search page, the proof index
+    that sphinx-proof writes, any index another extension adds), and every page their links lead to
+    (``<a>``, the head's ``<link>``, the search box's form), followed breadth first inside the build folder.
+
+    The root ``index.html`` is a redirect (meta refresh) to the first page, not a page of its own.
+    Content pages left over from an earlier build in a subfolder are not pages of this book unless linked.
+    """
+    root = root or html_dir()
+    start = book_docnames() + sorted(p.stem for p in root.glob("*.html") if p.stem != "index")
+    seen = dict.fromkeys(start)
+    queue = list(seen)
+    while queue:
+        docname = queue.pop(0)
+        parser = _LinkCollector()
+        parser.feed((root / f"{docname}.html").read_text(encoding="utf-8"))
+        base = f"http://book/{docname}.html"
+        for href in parser.hrefs:
+            url = urlsplit(urljoin(base, href))
+            if url.netloc != "book" or not url.path.endswith(".html"):
+                continue
+            path = url.path.lstrip("/")
+            name = path.removesuffix(".html")
+            if name in seen or name == "index" or path.startswith(_NOT_PAGES) or not (root / path).is_file():
+                continue
+            seen[name] = None
+            queue.append(name)
+    return list(seen)
+
+
+def generated_pages(root: Path | None = None) -> list[str]:
+    """The reachable pages that ``_toc.yml`` does not list: pages Sphinx and its extensions generate."""
+    toc = set(book_docnames())
+    return [d for d in reachable_pages(root) if d not in toc]
+
+
 def repository_settings(repo: Path | None = None) -> tuple[str, str, str]:
     """``(owner, name, branch)`` from ``_config.yml``'s ``repository:``."""
     config = yaml.safe_load(((repo or repo_dir()) / "_config.yml").read_text())
@@ -170,7 +223,8 @@ class BookServer:
         self.thread.start()
 
     def url(self, docname_or_path: str) -> str:
-        path = docname_or_path if docname_or_path.endswith(".html") else f"{docname_or_path}.html"
+        path = GENERATED_QUERIES.get(docname_or_path, docname_or_path)
+        path = path if ".html" in path else f"{path}.html"
         return f"{self.origin}/{path}"
 
     def close(self):
@@ -365,7 +419,8 @@ class PageReport:
     launch_menu_opened: bool | None = None
     dark: dict = dataclasses.field(default_factory=dict)
     figure_borders: list[dict] = dataclasses.field(default_factory=list)
-    axe: dict = dataclasses.field(default_factory=dict)  # mode -> axe-core violations (or {"error": ...})
+    axe: dict = dataclasses.field(default_factory=dict)  # (mode, engine) -> axe-core violations (or {"error": ...})
+    axe_versions: dict = dataclasses.field(default_factory=dict)  # engine -> the axe-core version that ran
     reading: dict = dataclasses.field(default_factory=dict)
     auditing: bool = False  # axe-core is running: its own requests are not the page's
     axe_seconds: float = 0.0
@@ -416,6 +471,9 @@ def inspect_page(browser, server: BookServer, docname: str, shots: Path) -> Page
         except Exception:  # reported by problems_math as "MathJax never started"
             pass
         page.evaluate("() => document.fonts.ready.then(() => true)")
+        if docname in GENERATED_QUERIES:  # the search page: audit it with its results listed
+            page.wait_for_function("() => document.querySelector('#search-results ul.search li')",
+                                   timeout=MATHJAX_TIMEOUT_MS)
         report.dom = page.evaluate(_JS_COLLECT)
         report.reading = page.evaluate(_JS_READING_ORDER)
 
@@ -428,9 +486,11 @@ def inspect_page(browser, server: BookServer, docname: str, shots: Path) -> Page
 
         _check_launch_menu(page, report)
         _unfold_solutions(page, report)
-        report.axe["light"] = run_axe(page, report)  # solutions unfolded: their content is audited too
+        for engine in AXE_ENGINES:  # solutions unfolded: their content is audited too
+            report.axe[("light", engine)] = run_axe(page, report, engine)
         _switch_to_dark(page, report)
-        report.axe["dark"] = run_axe(page, report)
+        for engine in AXE_ENGINES:
+            report.axe[("dark", engine)] = run_axe(page, report, engine)
         page.evaluate("() => window.scrollTo(0, 0)")
         dark = shots / f"{stem}-dark.png"
         page.screenshot(path=str(dark), animations="disabled", caret="hide")
@@ -451,26 +511,41 @@ def inspect_page(browser, server: BookServer, docname: str, shots: Path) -> Page
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 
-@functools.lru_cache(maxsize=1)
-def axe_script() -> str:
-    """axe-core's script, as bundled by the PyPI package axe-playwright-python."""
+# Two axe-core releases audit every page: the one the PyPI package axe-playwright-python
+# bundles, and the newest on the npm registry (browser_tests/package.json pins it;
+# tools/install_axe.sh installs it), so that a newer rule set cannot find what the audit missed.
+AXE_ENGINES = ("bundled", "npm")
+NPM_AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@functools.lru_cache(maxsize=None)
+def axe_script(engine: str = "bundled") -> str:
+    """axe-core's script: ``bundled`` by axe-playwright-python, or the ``npm`` package's ``axe.min.js``."""
+    if engine == "npm":
+        if not NPM_AXE.is_file():
+            raise FileNotFoundError(f"no {NPM_AXE}: run tools/install_axe.sh (npm ci in browser_tests/)")
+        return NPM_AXE.read_text(encoding="utf-8")
     from axe_playwright_python.base import AXE_SCRIPT
 
     return AXE_SCRIPT
 
 
-def run_axe(page, report: PageReport | None = None) -> list[dict] | dict:
-    """axe-core's WCAG 2.0/2.1 A and AA violations on the page as it is now.
+def run_axe(page, report: PageReport | None = None, engine: str = "bundled") -> list[dict] | dict:
+    """axe-core's WCAG 2.0/2.1 A and AA violations on the page as it is now, by the ``engine``'s axe-core.
 
     While axe runs, ``report.auditing`` is set: axe re-fetches the page's style
     sheets to read their media queries and resolves the theme's
     ``@import "../basic.css"`` against the page instead of the sheet (a 404 of
-    axe's own, not a request of the page).
+    axe's own, not a request of the page).  Loading the second engine's script
+    replaces ``window.axe``: each audit runs the release it names (its version is
+    in every violation found, and ``axe_version`` reads it back).
     """
     try:
-        script = axe_script()
+        script = axe_script(engine)
     except ImportError:
         return {"error": "the accessibility audit needs `axe-playwright-python`: pip install -r requirements.txt"}
+    except FileNotFoundError as exc:
+        return {"error": str(exc)}
     if report is not None:
         report.auditing = True
     start = time.perf_counter()
@@ -479,6 +554,8 @@ def run_axe(page, report: PageReport | None = None) -> list[dict] | dict:
         page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')",
                                timeout=5000)
         page.evaluate(script)
+        if report is not None:
+            report.axe_versions[engine] = page.evaluate("() => axe.version")
         return _run_axe_rules(page)
     finally:
         if report is not None:
@@ -728,19 +805,20 @@ def launch_targets(report: PageReport, repo: Path) -> tuple[list[LaunchTarget], 
     return targets, out
 
 
-def problems_accessibility(report: PageReport, mode: str) -> list[str]:
+def problems_accessibility(report: PageReport, mode: str, engine: str = "bundled") -> list[str]:
     """One line per element that violates an axe-core WCAG 2.0/2.1 A/AA rule: rule, impact, selector."""
     out = problems_crash(report)
     if report.crash:
         return out
-    found = report.axe.get(mode)
+    found = report.axe.get((mode, engine))
+    where = f"{report.docname} ({mode}, axe-core {report.axe_versions.get(engine, engine)})"
     if found is None:
-        return out + [f"{report.docname} ({mode}): the accessibility audit did not run"]
+        return out + [f"{where}: the accessibility audit did not run"]
     if isinstance(found, dict):
-        return out + [f"{report.docname} ({mode}): {found['error']}"]
+        return out + [f"{where}: {found['error']}"]
     for v in found:
         for node in v["nodes"]:
-            out.append(f"{report.docname} ({mode}): {v['id']} [{v['impact']}] at {node['target']}: {v['help']}. "
+            out.append(f"{where}: {v['id']} [{v['impact']}] at {node['target']}: {v['help']}. "
                        f"{node['summary']} -- {node['html']}")
     return out
 

@@ -1,9 +1,14 @@
 """Accessibility of the HTML book: WCAG 2.1 AA (README, "Accessibility").
 
-* Every page of ``_toc.yml``, in light and in dark mode, has no violation of
-  axe-core's WCAG 2.0 and 2.1 level A and AA rules (axe-core as bundled by the
-  PyPI package ``axe-playwright-python``; the audit runs inside the one visit
-  per page of ``book_browser.inspect_page``, with every solution unfolded).
+* Every page a reader can reach, in light and in dark mode, has no violation of
+  axe-core's WCAG 2.0 and 2.1 level A and AA rules: the pages of ``_toc.yml`` and
+  the pages Sphinx and its extensions generate (the general index, the search page
+  with results, sphinx-proof's proof index; ``book_browser.reachable_pages``).
+  Two axe-core releases audit each page: the one the PyPI package
+  ``axe-playwright-python`` bundles and the newest on the npm registry
+  (``browser_tests/package.json``, installed by ``tools/install_axe.sh``), so a
+  newer rule set cannot find what the audit missed.  The audits run inside the one
+  visit per page of ``book_browser.inspect_page``, with every solution unfolded.
 * Every formula carries MathJax's assistive MathML, offline.
 * The keyboard alone reaches and works every control, with a visible focus:
   the sidebar's section toggles, a folded solution, the launch and download
@@ -15,6 +20,8 @@
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -35,22 +42,48 @@ def _assert_none(problems, show=40):
 # --------------------------------------------------------------------------- axe-core, every page
 
 
+GENERATED_PAGES = bb.generated_pages() if (bb.html_dir() / "index.html").is_file() else []
+# What the build must generate: a change that drops one from the audit fails here.
+EXPECTED_GENERATED = {"genindex", "search", "prf-prf"}
+
+
+@pytest.mark.parametrize("engine", bb.AXE_ENGINES)
 @pytest.mark.parametrize("mode", ["light", "dark"])
-def test_no_wcag_a_or_aa_violation(visit, docname, mode):
+def test_no_wcag_a_or_aa_violation(visit, docname, mode, engine):
     """axe-core: no violation of a WCAG 2.0/2.1 A or AA rule (rule [impact] at selector: what fails)."""
-    _assert_none(bb.problems_accessibility(visit(docname), mode))
+    _assert_none(bb.problems_accessibility(visit(docname), mode, engine))
 
 
-def test_mathematics_has_assistive_mathml(visit, docname):
-    """Each typeset formula has a MathML copy that screen readers read (MathJax's assistive-mml)."""
-    _assert_none(bb.problems_assistive_math(visit(docname)))
+@pytest.mark.parametrize("engine", bb.AXE_ENGINES)
+@pytest.mark.parametrize("mode", ["light", "dark"])
+@pytest.mark.parametrize("generated", GENERATED_PAGES)
+def test_generated_page_has_no_wcag_a_or_aa_violation(visit, generated, mode, engine):
+    """The same audit on each page that Sphinx and its extensions write (indices, search, proof index)."""
+    _assert_none(bb.problems_accessibility(visit(generated), mode, engine))
+
+
+def test_the_audit_reaches_the_generated_pages(html_root):
+    """The generated pages are found (linked or written at the build's top level), the known ones among them."""
+    found = set(bb.generated_pages(html_root))
+    assert EXPECTED_GENERATED <= found, f"not found among the generated pages: {EXPECTED_GENERATED - found}"
 
 
 def test_the_audit_covers_the_book(visit):
-    """The audit ran with the rules it claims: a real axe-core, with WCAG 2.1 AA rules, on a page with math."""
+    """The audit ran with the rules it claims: two real axe-core releases, the npm one the newer (the one
+    package.json pins), with WCAG 2.1 AA rules, on a page with math."""
     report = visit(KEYBOARD_PAGE)
     _assert_none(bb.problems_crash(report))
-    assert isinstance(report.axe.get("light"), list), report.axe.get("light")
+    for mode in ("light", "dark"):
+        for engine in bb.AXE_ENGINES:
+            assert isinstance(report.axe.get((mode, engine)), list), (mode, engine, report.axe.get((mode, engine)))
+    pinned = json.loads((bb.repo_dir() / "browser_tests" / "package.json").read_text())["dependencies"]["axe-core"]
+    versions = report.axe_versions
+    assert versions["npm"] == pinned, versions
+
+    def key(v):
+        return tuple(int(x) for x in v.split("."))
+
+    assert key(versions["npm"]) > key(versions["bundled"]), versions
     assert report.dom["containers"] > 0 and report.dom["assistiveMml"] == report.dom["containers"]
 
 
