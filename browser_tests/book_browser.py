@@ -477,7 +477,7 @@ def run_axe(page, report: PageReport | None = None) -> list[dict] | dict:
     try:
         # A solution just unfolded fades in (0.3 s): mid-fade colours are not the page's.
         page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')",
-                               timeout=5000)
+                               timeout=TIMEOUT_MS)
         page.evaluate(script)
         return _run_axe_rules(page)
     finally:
@@ -506,7 +506,7 @@ def _check_launch_menu(page, report: PageReport):
         return
     toggle.first.click()
     try:
-        page.locator(".dropdown-launch-buttons a.dropdown-item").first.wait_for(state="visible", timeout=3000)
+        page.locator(".dropdown-launch-buttons a.dropdown-item").first.wait_for(state="visible", timeout=TIMEOUT_MS)
         report.launch_menu_opened = True
     except Exception:
         report.launch_menu_opened = False
@@ -524,7 +524,7 @@ def _unfold_solutions(page, report: PageReport):
             button.first.click()
             try:
                 page.wait_for_function(
-                    "([js, i]) => eval(js)(i).visible > 0", arg=[_JS_SOLUTION_STATE, i], timeout=3000)
+                    "([js, i]) => eval(js)(i).visible > 0", arg=[_JS_SOLUTION_STATE, i], timeout=TIMEOUT_MS)
             except Exception:
                 pass
         state["after"] = page.evaluate(_JS_SOLUTION_STATE, i)
