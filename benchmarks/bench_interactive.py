@@ -19,9 +19,25 @@ environment that has them (``pip install bokeh plotly`` in a scratch venv,
 with this repository on PYTHONPATH)::
 
     PYTHONPATH=. python benchmarks/bench_interactive.py
+
+With ``--redraw`` it measures instead how fast every interactive figure of
+the built book redraws (after ``make book``; headless Chromium as in
+``make browser``; the book's own environment suffices)::
+
+    .venv/bin/python benchmarks/bench_interactive.py --redraw
+
+Each control of each figure is set to its last, first and middle value, five
+times; a redraw is timed from the control's event to the frame painted after
+it (two animation frames).  The target is 100 ms, the delay under which a
+reader sees a response as immediate.  The same run times two animation frames
+with no control moved (the browser's own frame time on this machine now); the
+ratio of the redraw to that idle time is what a figure adds to the frame, the
+figure that travels between machines.  The browser tests check that every
+redraw happens and is right, never how fast.
 """
 
 import io
+import os
 import sys
 
 import numpy as np
@@ -123,5 +139,84 @@ def main():
         print(f"| {name} | {size / 1e6:.2f} MB |")
 
 
+# One control set to ``value`` (an option's index for a select), timed from its event to the frame
+# painted after it; ``control`` = -1 moves nothing (the idle frame time).
+_JS_REDRAW_MS = r"""
+async ([index, control, value]) => {
+  const fig = document.querySelectorAll('.interactive-figure')[index];
+  await new Promise(r => requestAnimationFrame(() => r()));
+  const t0 = performance.now();
+  if (control >= 0) {
+    const input = fig.querySelectorAll('[data-control]')[control];
+    if (input.tagName === 'SELECT') input.selectedIndex = value; else input.value = String(value);
+    input.dispatchEvent(new Event(input.tagName === 'SELECT' ? 'change' : 'input', {bubbles: true}));
+    fig.querySelector('svg').getBoundingClientRect();  // force layout
+  }
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return performance.now() - t0;
+}
+"""
+TARGET_MS = 100.0
+
+
+def redraw(repeats=5):
+    """Redraw time of every control of every interactive figure in the built book (a Markdown table)."""
+    import platform
+    import statistics
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser_tests"))
+    import book_browser as bb
+    from playwright.sync_api import sync_playwright
+
+    root = bb.html_dir()
+    if not (root / "index.html").is_file():
+        sys.exit(f"no built book at {root}: run `make book` first (or set BOOK_HTML_DIR)")
+    pages = [d for d in bb.book_docnames() if (root / f"{d}.html").is_file()
+             and 'class="interactive-figure"' in (root / f"{d}.html").read_text()]
+    rows, server = [], bb.BookServer(root)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=bb.chromium_executable(), headless=True,
+                                        args=bb.CHROMIUM_ARGS)
+            for docname in pages:
+                context = browser.new_context(viewport=bb.VIEWPORT, device_scale_factor=1, service_workers="block")
+                context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(server.origin + "/")
+                              else r.abort("internetdisconnected"))
+                page = context.new_page()
+                page.goto(server.url(docname), wait_until="networkidle")
+                page.wait_for_function("() => [...document.querySelectorAll('.interactive-figure')]"
+                                       ".every(f => f.hasAttribute('data-ready'))")
+                for i in range(page.locator(".interactive-figure").count()):
+                    page.locator(".interactive-figure").nth(i).scroll_into_view_if_needed()
+                    controls = page.locator(".interactive-figure").nth(i).locator("[data-control]")
+                    for j in range(controls.count()):
+                        size = controls.nth(j).evaluate(
+                            "e => e.tagName === 'SELECT' ? e.options.length : +e.max + 1")
+                        idle, times = [], []
+                        for _ in range(repeats):
+                            for v in (size - 1, 0, size // 2):
+                                idle.append(page.evaluate(_JS_REDRAW_MS, [i, -1, 0]))
+                                times.append(page.evaluate(_JS_REDRAW_MS, [i, j, v]))
+                        rows.append((f"{docname}, figure {i + 1}, control {j}", statistics.median(times),
+                                     max(times), statistics.median(idle)))
+                context.close()
+            version = browser.version
+            browser.close()
+    finally:
+        server.close()
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"Chromium {version} (headless), {platform.machine()}, {os.cpu_count()} cores, load {load}; "
+          f"{repeats} x 3 moves per control.\n")
+    print("| figure, control | median redraw (ms) | max redraw (ms) | idle 2 frames (ms) | "
+          "median / idle | max under 100 ms |\n|---|---:|---:|---:|---:|---|")
+    for name, median, worst, idle in rows:
+        print(f"| {name} | {median:.1f} | {worst:.1f} | {idle:.1f} | {median / idle:.2f} | "
+              f"{'yes' if worst < TARGET_MS else 'no'} |")
+
+
 if __name__ == "__main__":
-    main()
+    if "--redraw" in sys.argv[1:]:
+        redraw()
+    else:
+        main()

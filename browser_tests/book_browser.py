@@ -552,7 +552,7 @@ def run_axe(page, report: PageReport | None = None, engine: str = "bundled") -> 
     try:
         # A solution just unfolded fades in (0.3 s): mid-fade colours are not the page's.
         page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')",
-                               timeout=5000)
+                               timeout=TIMEOUT_MS)
         page.evaluate(script)
         if report is not None:
             report.axe_versions[engine] = page.evaluate("() => axe.version")
@@ -583,7 +583,7 @@ def _check_launch_menu(page, report: PageReport):
         return
     toggle.first.click()
     try:
-        page.locator(".dropdown-launch-buttons a.dropdown-item").first.wait_for(state="visible", timeout=3000)
+        page.locator(".dropdown-launch-buttons a.dropdown-item").first.wait_for(state="visible", timeout=TIMEOUT_MS)
         report.launch_menu_opened = True
     except Exception:
         report.launch_menu_opened = False
@@ -601,7 +601,7 @@ def _unfold_solutions(page, report: PageReport):
             button.first.click()
             try:
                 page.wait_for_function(
-                    "([js, i]) => eval(js)(i).visible > 0", arg=[_JS_SOLUTION_STATE, i], timeout=3000)
+                    "([js, i]) => eval(js)(i).visible > 0", arg=[_JS_SOLUTION_STATE, i], timeout=TIMEOUT_MS)
             except Exception:
                 pass
         state["after"] = page.evaluate(_JS_SOLUTION_STATE, i)

@@ -86,7 +86,7 @@ def pytest_terminal_summary(terminalreporter):
 
     measured = getattr(sys.modules.get("test_interactive_figures"), "MEASURED", {})
     if measured:
-        terminalreporter.section("interactive figures: redraw times and page weights")
+        terminalreporter.section("interactive figures: page weights")
         for key, value in measured.items():
             terminalreporter.write_line(f"{key}: {value}")
     if bb.LAUNCH_SUMMARY:

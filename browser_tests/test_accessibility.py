@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import book_browser as bb
 
@@ -88,6 +89,16 @@ def test_the_audit_covers_the_book(visit):
 
 
 # --------------------------------------------------------------------------- keyboard
+
+
+def _wait_for(page, predicate):
+    """Wait until ``predicate`` (JavaScript) holds, or ``bb.TIMEOUT_MS``: a state, never a fixed delay, so a
+    slow or busy machine passes as a fast one does.  A timeout is not raised here: the check that reads the
+    state next reports what it found."""
+    try:
+        page.wait_for_function(predicate, timeout=bb.TIMEOUT_MS)
+    except PlaywrightTimeout:
+        pass
 
 
 def _open(browser, server, docname, dark=False):
@@ -192,7 +203,7 @@ def test_keyboard_reaches_and_works_the_sidebar(browser, server):
             problems.append("Tab after an open sidebar toggle does not reach the section's first link")
         href = page.evaluate("() => document.activeElement.href")
         try:
-            with page.expect_navigation(timeout=10_000):
+            with page.expect_navigation(timeout=bb.TIMEOUT_MS):
                 page.keyboard.press("Enter")
         except Exception:  # noqa: BLE001 - reported below with the page reached
             pass
@@ -216,10 +227,10 @@ def test_keyboard_reaches_and_works_a_folded_solution(browser, server):
                     shown: body.some(c => c.checkVisibility() && c.getBoundingClientRect().height > 0)}; }"""
         folded = page.evaluate(state)
         page.keyboard.press("Enter")
-        page.wait_for_timeout(400)  # the theme's fold transition
+        _wait_for(page, f"() => ({state})().shown")  # the theme's fold transition, however long it takes
         shown = page.evaluate(state)
         page.keyboard.press("Space")
-        page.wait_for_timeout(400)
+        _wait_for(page, f"() => !({state})().shown")
         refolded = page.evaluate(state)
         if folded["shown"] or not shown["shown"] or refolded["shown"]:
             problems.append(f"Enter/Space do not unfold and fold the solution: {folded} -> {shown} -> {refolded}")
@@ -243,7 +254,8 @@ def test_keyboard_opens_the_launch_and_download_menus(browser, server, menu):
         if not info["text"]:
             problems.append(f"the {what} has no accessible name")
         page.keyboard.press("Enter")
-        page.wait_for_timeout(200)
+        _wait_for(page, f"() => [...document.querySelectorAll('.dropdown-{menu}-buttons .dropdown-item')]"
+                        ".some(e => e.checkVisibility())")
         page.keyboard.press("ArrowDown")
         entry = page.evaluate(_JS_FOCUS, f"{menu} entry")
         if not entry or "dropdown-item" not in entry["cls"]:
@@ -253,7 +265,7 @@ def test_keyboard_opens_the_launch_and_download_menus(browser, server, menu):
             if not entry["text"]:
                 problems.append(f"a {menu} menu entry has no accessible name")
         page.keyboard.press("Escape")
-        page.wait_for_timeout(200)
+        _wait_for(page, f"() => document.activeElement.matches('.dropdown-{menu}-buttons > button.dropdown-toggle')")
         back = page.evaluate("(sel) => document.activeElement.matches(sel)",
                              f".dropdown-{menu}-buttons > button.dropdown-toggle")
         if not back:

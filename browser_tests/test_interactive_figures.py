@@ -3,10 +3,16 @@
 For every ``.interactive-figure`` in the built book, in headless Chromium with
 every non-local request blocked: each control is moved with the keyboard alone
 (arrow keys on a focused range input or select), and the picture's pixels and
-the written value must change; each control has a label; a control move
-redraws in under 100 ms; nothing leaves the book; the page with its figures
-weighs at most 5 MB; the picture stays on an opaque background in dark mode.
-The measured redraw times and page weights are printed at the end.
+the written value must change; each control has a label; a control set to
+its first, last and middle value redraws to that value; nothing leaves the
+book; the page with its figures weighs at most 5 MB; the picture stays on an
+opaque background in dark mode.  The page weights are printed at the end.
+
+Nothing here is timed: every wait is for a state (the value written, a frame
+painted), so a slow or busy machine passes as a fast one does.  How fast a
+control redraws (target: under 100 ms) is measured by
+``benchmarks/bench_interactive.py --redraw`` (results in
+``benchmarks/results_interactive.md``).
 """
 
 from __future__ import annotations
@@ -14,11 +20,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import book_browser as bb
 
 MAX_PAGE_BYTES = 5 * 1024 * 1024
-MAX_REDRAW_MS = 100.0
 MEASURED: dict[str, str] = {}  # printed by conftest.pytest_terminal_summary
 
 
@@ -68,19 +74,24 @@ def _open(browser, server, docname, dark=False):
     return context, page, record
 
 
-# Redraw time of one control move: set the value, fire the event, and wait
-# until the browser has painted the new frame (two animation frames later).
-_JS_REDRAW_MS = r"""
+# One control set to ``value`` (an option's index for a select): fire the
+# event, wait until the browser has painted the new frame (two animation frames
+# later), and return what the figure shows then (the value text and the svg's
+# markup) and the text its spec holds for the controls' values (row-major, as
+# lib/interactive.js indexes it).  No clock is read.
+_JS_REDRAW = r"""
 async ([index, control, value]) => {
   const fig = document.querySelectorAll('.interactive-figure')[index];
   const input = fig.querySelectorAll('[data-control]')[control];
   await new Promise(r => requestAnimationFrame(() => r()));
-  input.value = String(value);
-  const t0 = performance.now();
-  input.dispatchEvent(new Event('input', {bubbles: true}));
-  fig.querySelector('svg').getBoundingClientRect();  // force layout
+  if (input.tagName === 'SELECT') input.selectedIndex = value; else input.value = String(value);
+  input.dispatchEvent(new Event(input.tagName === 'SELECT' ? 'change' : 'input', {bubbles: true}));
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-  return performance.now() - t0;
+  const spec = JSON.parse(fig.querySelector("script[type='application/json']").textContent);
+  let k = 0;
+  fig.querySelectorAll('[data-control]').forEach((e, j) => { k = k * spec.controls[j].size + (+e.value); });
+  return {text: fig.querySelector('output').textContent, expected: spec.text[k],
+          svg: fig.querySelector('svg').innerHTML};
 }
 """
 
@@ -123,17 +134,29 @@ def test_interactive_figure(browser, server, page, index):
             control.focus()
             page.keyboard.press(("ArrowLeft" if at_end else "ArrowRight") if tag == "input:range"
                                 else ("ArrowUp" if at_end else "ArrowDown"))
-            page.wait_for_timeout(50)
+            try:  # a state, not a delay: however long the redraw takes on this machine
+                page.wait_for_function("([i, t]) => document.querySelectorAll('.interactive-figure')[i]"
+                                       ".querySelector('output').innerText !== t", arg=[index, before_text])
+            except PlaywrightTimeout:
+                pass  # reported below: the value text did not change
             after_text, after_pixels = output.inner_text(), picture.screenshot()
             if after_text == before_text:
                 problems.append(f"{where}: the value text did not change when control {j} moved ({before_text!r})")
             if after_pixels == before_pixels:
                 problems.append(f"{where}: the picture did not change when control {j} moved")
+            if tag == "button:button":
+                continue  # a button has no values to set
             size = control.evaluate("e => e.tagName === 'SELECT' ? e.options.length : +e.max + 1")
-            times = [page.evaluate(_JS_REDRAW_MS, [index, j, v]) for v in (size - 1, 0, size // 2)]
-            MEASURED[f"{where}, control {j}"] = f"redraw {max(times):.1f} ms"
-            if max(times) > MAX_REDRAW_MS:
-                problems.append(f"{where}: control {j} redraws in {max(times):.0f} ms (limit {MAX_REDRAW_MS:.0f})")
+            # Set to its last, first and middle value, the figure writes the text its spec holds for
+            # each, and set back to a value it draws what it drew there (a function of the state).
+            shown = {v: page.evaluate(_JS_REDRAW, [index, j, v]) for v in (size - 1, 0, size // 2)}
+            again = page.evaluate(_JS_REDRAW, [index, j, size - 1])
+            for v, state in shown.items():
+                if state["text"] != state["expected"]:
+                    problems.append(f"{where}: control {j} set to {v} writes {state['text']!r}, "
+                                    f"not {state['expected']!r}")
+            if again != shown[size - 1]:
+                problems.append(f"{where}: control {j} set back to {size - 1} does not draw what it drew before")
         if record["blocked"]:
             problems.append(f"{where}: requests left the book: {record['blocked'][:5]}")
         if record["errors"]:
