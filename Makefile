@@ -13,7 +13,7 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test unit nbval nbval-2threads build-check browser pdf pdf-check notebooks student serve clean bench grade course-key handout test-oldest
+.PHONY: help install book test unit nbval nbval-2threads build-check browser pdf pdf-check notebooks student serve clean bench grade course-key handout test-oldest dist test-wheel
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
@@ -27,6 +27,7 @@ help:
 	@echo "make course-key KEY=course.key   write a new course key (per-student variants)"
 	@echo "make handout ROSTER=roster.csv KEY=course.key [OUT=handout]  one folder of notebooks per student"
 	@echo "make test-oldest run every student notebook on the oldest supported stack (.venv-oldest; not in make test)"
+	@echo "make dist       build lib's sdist and py3-none-any wheel into dist/ and check them (twine, file list)"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -148,5 +149,14 @@ test-oldest:
 	env -u PYTHONPATH PIP_CONSTRAINT=$(CURDIR)/requirements-oldest.txt $(THREADS) \
 	  $(OLDEST_PY) tools/oldest.py $(OLDEST_NOTEBOOKS)
 
+# The release files (README, "Releasing"): the sdist and the pure-Python wheel of lib, as the
+# release workflow builds and publishes them. DIST_DEPS= lets that workflow run it without .venv.
+DIST_DEPS ?= $(STAMP)
+dist: $(DIST_DEPS)
+	rm -rf dist build
+	$(PY) -m build --outdir dist .
+	$(PY) -m twine check --strict dist/*
+	$(PY) tools/release.py check-dist dist
+
 clean:
-	rm -rf _build build
+	rm -rf _build build dist
