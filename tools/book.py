@@ -14,9 +14,10 @@ is missing or no longer matches its source.
 (exit status 1 if any), naming the file.
 
 ``bootstrap`` checks that every chapter's first code cell is the Colab/Binder
-set-up cell built from ``_config.yml`` (repository URL) and ``pyproject.toml``
-(version, and the extras a page needs: those whose packages the page
-imports); ``--fix`` rewrites it in the sources.
+set-up cell built from ``pyproject.toml`` (version, and the extras a page
+needs: those whose packages the page imports), and that ``binder/requirements.txt``
+pins that release; ``--fix`` rewrites them (the cell in the source, the executed
+notebook and the student edition alike).
 """
 
 import argparse
@@ -287,8 +288,31 @@ def execute(md, timeout=600):
 
 # ---------------------------------------------------------------- bootstrap --
 
+BINDER_REQUIREMENTS = ROOT / "binder" / "requirements.txt"
+
+
+def binder_release_line():
+    """Binder's pin of the released ``lib`` with every extra: ``genmodels-lib[dask]==<version>``."""
+    extras = ",".join(sorted(optional_dependencies()))
+    return f"genmodels-lib{f'[{extras}]' if extras else ''}=={lib_version()}"
+
+
+def binder_problem(fix=False):
+    """``None`` when ``binder/requirements.txt`` pins the release of ``pyproject.toml``; ``fix`` rewrites it."""
+    text = BINDER_REQUIREMENTS.read_text()
+    pattern = re.compile(r"^genmodels-lib\S*$", re.M)
+    if [m.group(0) for m in pattern.finditer(text)] == [binder_release_line()]:
+        return None
+    if fix:
+        BINDER_REQUIREMENTS.write_text(pattern.sub(binder_release_line(), text, count=1))
+        print(f"rewrote {BINDER_REQUIREMENTS.relative_to(ROOT)}: {binder_release_line()}")
+        return None
+    return (f"{BINDER_REQUIREMENTS.relative_to(ROOT)} does not pin {binder_release_line()} "
+            "(run `python tools/book.py bootstrap --fix`).")
+
+
 def bootstrap_problems(fix=False):
-    problems = []
+    problems = [p for p in [binder_problem(fix)] if p]
     for md in chapter_sources():
         want = bootstrap_source(md)
         nb = read_source(md)
