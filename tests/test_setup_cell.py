@@ -89,6 +89,20 @@ def test_another_lib_without_metadata_stops_the_cell(tmp_path, as_module):
     assert out["calls"] == [] and out["error"].startswith("Another package named `lib` is importable here;")
 
 
+def test_another_distribution_that_wrote_into_lib_stops_the_cell(tmp_path):
+    """PyPI's ``lib`` installed after this book's: pip let it overwrite lib/__init__.py (lib.gaussian
+    is still there), and only the metadata shows the clash."""
+    (tmp_path / "lib").mkdir()
+    for name in ("__init__.py", "gaussian.py"):
+        (tmp_path / "lib" / name).write_text("")
+    info = tmp_path / "lib-4.0.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lib\nVersion: 4.0.0\n")
+    (info / "top_level.txt").write_text("lib\n")
+    out = run_cell(None, tmp_path)
+    assert out["calls"] == [] and "(installed by lib)" in out["error"]
+
+
 def test_a_lib_that_fails_to_import_stops_the_cell(tmp_path):
     (tmp_path / "lib").mkdir()
     (tmp_path / "lib" / "__init__.py").write_text("raise RuntimeError('needs a server')\n")

@@ -145,8 +145,9 @@ def bootstrap_source(md=None):
         '    other = spec("lib") is not None and spec("lib.gaussian") is None\n'
         "except Exception:  # a module `lib` that is not a package, or fails to import\n"
         "    other = True\n"
-        "if other:\n"
-        '    owners = importlib.metadata.packages_distributions().get("lib", [])\n'
+        'owners = importlib.metadata.packages_distributions().get("lib", [])\n'
+        'owners = sorted(set(owners) - {"genmodels-lib"})  # what else installed a `lib`\n'
+        "if other or owners:\n"
         "    raise ImportError(\n"
         '        "Another package named `lib` is importable here"\n'
         "        + (f\" (installed by {', '.join(owners)})\" if owners else \"\")\n"
