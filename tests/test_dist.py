@@ -100,3 +100,21 @@ def test_the_sdist_holds_lib_and_its_licences_not_the_book(dist):
     assert {"pyproject.toml", "README.md", "LICENSE", "PKG-INFO", "lib/__init__.py",
             "lib/data/spam_assassin_subset_LICENSE.txt"} <= names
     assert not any(n.startswith(("tests", "chapters", "student", "tools", "_ext", "benchmarks")) for n in names)
+
+
+def test_make_test_runs_the_student_notebooks_against_the_wheel():
+    """``make test`` runs ``make test-wheel``: the built wheel, the oldest stack, pip with no index."""
+    import re
+
+    import oldest  # tools/oldest.py
+
+    make = (ROOT / "Makefile").read_text()
+    test_recipe = re.search(r"^test: .*\n((?:\t.*\n|#.*\n)+)", make, re.M).group(1)
+    assert "$(MAKE) test-wheel" in test_recipe
+    wheel_recipe = re.search(r"^test-wheel: dist\n((?:\t.*\n)+)", make, re.M)
+    assert wheel_recipe, "test-wheel must build the wheel first (make dist)"
+    assert "tools/oldest.py --wheel-dir dist" in wheel_recipe.group(1)
+    assert "pip uninstall" in wheel_recipe.group(1) and "freeze.txt" in wheel_recipe.group(1)
+    env = oldest.pip_env(Path("/x/dist"))
+    assert env["PIP_FIND_LINKS"] == "/x/dist" and env["PIP_NO_INDEX"] == "1" and env["PIP_ONLY_BINARY"] == ":all:"
+    assert env["PIP_CONSTRAINT"] == str(ROOT / "requirements-oldest.txt")
