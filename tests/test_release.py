@@ -190,7 +190,9 @@ def _run_plan(tmp_path, bare, releases, extra_tags=()):
         _git("tag", tag, cwd=tmp_path / "work")
         _git("push", "-q", str(bare), tag, cwd=tmp_path / "work")
     pypi = tmp_path / "pypi.json"
-    pypi.write_text(json.dumps({"info": {"name": "genmodels-lib"}, "releases": {v: [] for v in releases}}))
+    # PyPI's simple index in JSON (PEP 691/700), as https://pypi.org/simple/genmodels-lib/ answers
+    pypi.write_text(json.dumps({"meta": {"api-version": "1.1"}, "name": "genmodels-lib",
+                                "versions": list(releases), "files": []}))
     out = tmp_path / "github_output"
     out.write_text("")
     proc = subprocess.run([sys.executable, str(ROOT / "tools" / "release.py"), "plan", "--remote", str(bare),
@@ -217,6 +219,14 @@ def test_script_version_on_pypi_without_tag_fails_loudly(tmp_path, remote):
     proc, outputs = _run_plan(tmp_path, remote[1], releases=[book.lib_version()])
     assert proc.returncode == 1 and outputs == {}
     assert proc.stdout.startswith("::error::") and "already on PyPI" in proc.stdout
+
+
+def test_published_versions_reads_both_pypi_answers(tmp_path):
+    simple, legacy = tmp_path / "simple.json", tmp_path / "legacy.json"
+    simple.write_text(json.dumps({"name": "genmodels-lib", "versions": ["0.2.0", "0.3.0"], "files": []}))
+    legacy.write_text(json.dumps({"info": {}, "releases": {"0.2.0": [], "0.3.0": []}}))
+    assert release.published_versions(simple.as_uri()) == release.published_versions(legacy.as_uri()) \
+        == {"0.2.0", "0.3.0"}
 
 
 def test_script_unreadable_pypi_or_remote_fails(tmp_path, remote):

@@ -6,7 +6,7 @@
 The release workflow (``.github/workflows/release.yml``; README, "Releasing")
 runs ``plan`` on the commit of ``main`` that ``make test`` has just passed.  It
 reads the version of ``pyproject.toml``, the remote's tags (``git ls-remote``)
-and the versions of ``genmodels-lib`` on PyPI (its JSON API), and decides:
+and the versions of ``genmodels-lib`` on PyPI (its simple index, in JSON), and decides:
 
 * tag ``v<version>`` exists and PyPI has the version: nothing to release (a
   push that does not change the version); exit 0, ``release=false``;
@@ -44,7 +44,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import book  # noqa: E402  (tools/book.py: the version's one reader)
 
 DIST_NAME = "genmodels-lib"
-PYPI_JSON = f"https://pypi.org/pypi/{DIST_NAME}/json"
+# PyPI's simple index in JSON (PEP 691; its "versions" list, PEP 700). The older
+# JSON API's "releases" is read too.
+PYPI_JSON = f"https://pypi.org/simple/{DIST_NAME}/"
 # A final release or a pre-/post-release in PEP 440's normal form (no local version:
 # PyPI refuses those).
 VERSION = re.compile(r"^(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))*((a|b|rc)(0|[1-9][0-9]*))?(\.post(0|[1-9][0-9]*))?$")
@@ -102,9 +104,11 @@ def remote_tags(remote="origin"):
 
 def published_versions(url=PYPI_JSON):
     """The versions of ``genmodels-lib`` on PyPI; none when the project does not exist yet (404)."""
+    request = urllib.request.Request(url, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
     try:
-        with urllib.request.urlopen(url, timeout=30) as response:
-            return set(json.load(response).get("releases", {}))
+        with urllib.request.urlopen(request, timeout=30) as response:
+            data = json.load(response)
+            return set(data.get("versions") or data.get("releases") or ())
     except urllib.error.HTTPError as error:
         if error.code == 404:
             return set()
