@@ -121,8 +121,9 @@ def bootstrap_source(md=None):
     ``genmodels-lib==<version of pyproject.toml>`` (a wheel: no git, no clone of
     the book); where ``lib`` imports it does nothing.  ``lib`` is a generic
     top-level name: where another project's ``lib`` is importable (one without
-    ``lib.gaussian``), the cell stops with an ``ImportError`` that says so
-    rather than install over it (README, "Releasing").  A page that imports an
+    ``lib.gaussian``), or another distribution has installed files under
+    ``lib/`` (its metadata says so), the cell stops with an ``ImportError``
+    that names it rather than install over it (README, "Releasing").  A page that imports an
     optional dependency of ``lib`` (an extra of ``pyproject.toml``, such as
     ``dask``) installs ``lib`` with that extra, and where ``lib`` is present but
     the extra's modules are not, installs the extra's requirements alone (so a
