@@ -31,6 +31,7 @@ is not the one ``requirements-oldest.txt`` pins.
 """
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -141,8 +142,6 @@ def installed_from_wheel(folder):
                   "d.read_text('INSTALLER')]))", folder)
     if out.returncode:
         return f"lib is not importable after the set-up cell: {out.stderr.strip().splitlines()[-1:]}"
-    import json
-
     version, where, direct_url, installer = json.loads(out.stdout)
     site = Path(sysconfig.get_paths()["purelib"]).resolve()
     if version != lib_version():
