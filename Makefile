@@ -13,7 +13,7 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test unit nbval nbval-2threads nbval-kernels build-check browser pdf pdf-check notebooks student serve clean bench grade course-key handout test-oldest
+.PHONY: help install book test unit nbval nbval-2threads nbval-kernels build-check browser pdf pdf-check notebooks student serve clean bench grade course-key handout test-oldest dist test-wheel
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
@@ -26,7 +26,8 @@ help:
 	@echo "make grade SUBMISSIONS=dir [KEY=course.key] [OUT=dir]  grade a folder of homework notebooks (see README)"
 	@echo "make course-key KEY=course.key   write a new course key (per-student variants)"
 	@echo "make handout ROSTER=roster.csv KEY=course.key [OUT=handout]  one folder of notebooks per student"
-	@echo "make test-oldest run every student notebook on the oldest supported stack (.venv-oldest; not in make test)"
+	@echo "make test-wheel  run every student notebook as on Colab: oldest stack, set-up cell installs the built wheel"
+	@echo "make dist       build lib's sdist and py3-none-any wheel into dist/ and check them (twine, file list)"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -52,6 +53,8 @@ test: $(STAMP)
 	# chapter code within 88 columns: it fits the page in the PDF and the HTML
 	$(VENV)/bin/ruff check --select E501 --line-length 88 $(NOTEBOOKS)
 	$(THREADS) $(PY) -m pytest
+	# the wheel as Colab gets it: every student notebook installs it through its set-up cell
+	$(MAKE) test-wheel
 	$(MAKE) nbval
 	$(MAKE) nbval-2threads
 	$(MAKE) nbval-kernels
@@ -141,23 +144,43 @@ handout: $(STAMP)
 	@test -n "$(ROSTER)" -a -n "$(KEY)" || { echo "usage: make handout ROSTER=roster.csv KEY=course.key [OUT=handout]"; exit 2; }
 	$(PY) tools/variants.py handout --roster "$(ROSTER)" --key "$(KEY)" --out "$(if $(filter command line environment,$(origin OUT)),$(OUT),handout)"
 
-# Every student notebook, top to bottom, on the oldest stack the README supports
-# (requirements-oldest.txt, like Colab's), in its own venv; lib is installed from the
-# working tree the way a set-up cell installs it (regular install, no extras). Not part
-# of `make test`: it needs the network the first time. OLDEST_NOTEBOOKS=student/x.ipynb
-# runs a subset.
+# The wheel as Colab gets it (README, "Supported versions"): every student notebook, top
+# to bottom, from a folder outside the checkout, on the oldest stack the README supports
+# (requirements-oldest.txt, like Colab's), where the page's own set-up cell installs
+# genmodels-lib from the wheel `make dist` built, with no package index (tools/oldest.py).
+# .venv-oldest holds that stack and not lib. It is kept between runs, but rebuilt from
+# scratch when requirements-oldest.txt changes or when it holds anything else than a
+# fresh build recorded (pip freeze), so that a kept venv cannot hide a failure.
+# OLDEST_NOTEBOOKS=student/x.ipynb runs a subset. `make test-oldest` is the same.
 OLDEST_VENV := .venv-oldest
 OLDEST_PY := $(OLDEST_VENV)/bin/python
+OLDEST_STAMP := $(OLDEST_VENV)/.installed
 OLDEST_NOTEBOOKS ?=
-test-oldest:
-	test -x $(OLDEST_PY) || $(PYTHON) -m venv $(OLDEST_VENV)
+$(OLDEST_STAMP): requirements-oldest.txt
+	rm -rf $(OLDEST_VENV)
+	$(PYTHON) -m venv $(OLDEST_VENV)
 	$(OLDEST_PY) -m pip install --quiet --upgrade pip
 	$(OLDEST_PY) -m pip install --quiet -c requirements-oldest.txt -r requirements-oldest.txt
-	$(OLDEST_PY) -m pip install --quiet -c requirements-oldest.txt --force-reinstall --no-deps .
 	$(OLDEST_PY) -m pip check
-	rm -rf build
-	env -u PYTHONPATH PIP_CONSTRAINT=$(CURDIR)/requirements-oldest.txt $(THREADS) \
-	  $(OLDEST_PY) tools/oldest.py $(OLDEST_NOTEBOOKS)
+	$(OLDEST_PY) -m pip freeze --all > $(OLDEST_VENV)/freeze.txt
+	touch $@
+
+test-wheel: dist
+	$(OLDEST_PY) -m pip uninstall --quiet --yes genmodels-lib 2>/dev/null || true
+	$(OLDEST_PY) -m pip freeze --all 2>/dev/null | cmp -s - $(OLDEST_VENV)/freeze.txt || rm -f $(OLDEST_STAMP)
+	$(MAKE) $(OLDEST_STAMP)
+	env -u PYTHONPATH $(THREADS) $(OLDEST_PY) tools/oldest.py --wheel-dir dist $(OLDEST_NOTEBOOKS)
+
+test-oldest: test-wheel
+
+# The release files (README, "Releasing"): the sdist and the pure-Python wheel of lib, as the
+# release workflow builds and publishes them. DIST_DEPS= lets that workflow run it without .venv.
+DIST_DEPS ?= $(STAMP)
+dist: $(DIST_DEPS)
+	rm -rf dist build
+	$(PY) -m build --outdir dist .
+	$(PY) -m twine check --strict dist/*
+	$(PY) tools/release.py check-dist dist
 
 clean:
-	rm -rf _build build
+	rm -rf _build build dist

@@ -57,11 +57,11 @@ def test_first_code_cell_is_the_setup_cell(md):
 
 
 @pytest.mark.parametrize("md", [None] + SOURCES, ids=["plain"] + IDS)
-def test_setup_cell_pins_the_declared_version_and_repository(md):
+def test_setup_cell_installs_the_declared_release_from_pypi(md):
     src = book.bootstrap_source(md)
-    assert f"@v{book.lib_version()}" in src
-    assert book.repository_url() in src
-    assert "@main" not in src and "@master" not in src
+    assert re.search(rf'"genmodels-lib(\[[a-z,]+\])?=={re.escape(book.lib_version())}"', src)
+    # a wheel from PyPI: no git URL, tag or branch (no git, no clone of the book on Colab)
+    assert "git+" not in src and "@v" not in src and book.repository_url() not in src
     compile(src, "set-up cell", "exec")
     assert max(len(line) for line in src.splitlines()) <= 88
 
@@ -74,7 +74,7 @@ def test_setup_cell_installs_the_extras_the_page_imports(md):
     for extra, requirements in book.optional_dependencies().items():
         modules = {book.requirement_module(r) for r in requirements}
         if modules & imported:
-            assert f"genmodels-lib[{extra}] @" in src, f"{md.name} imports {modules & imported}"
+            assert f'"genmodels-lib[{extra}]==' in src, f"{md.name} imports {modules & imported}"
             for requirement in requirements:
                 assert f'"{requirement}"' in src
             for module in modules:

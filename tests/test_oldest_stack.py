@@ -1,9 +1,9 @@
 """The oldest supported stack is stated once per place and the places agree.
 
-``requirements-oldest.txt`` pins it (``make test-oldest`` runs every student
-notebook on it), ``pyproject.toml``'s lower bounds declare it to pip, and the
-README's "Supported versions" table tells readers.  ``make test-oldest`` itself
-is not part of ``make test`` (it builds its own environment).
+``requirements-oldest.txt`` pins it (``make test-wheel``, part of ``make test``,
+runs every student notebook on it, installing the built wheel through each
+page's set-up cell), ``pyproject.toml``'s lower bounds declare it to pip, and the
+README's "Supported versions" table tells readers.
 """
 
 import re

@@ -64,7 +64,9 @@ def _pinned_versions(cells):
     for cell in cells:
         if cell["cell_type"] == "code":
             src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            found += re.findall(r"git\+\S+@v([0-9][^\"'\s]*)", src)
+            found += re.findall(r"genmodels-lib(?:\[[a-z,]+\])?==([0-9][^\"'\s]*)", src)
+            assert "git+" not in src and not re.search(r"@v[0-9]", src), \
+                "a notebook installs lib from git or names a tag: run `python tools/book.py bootstrap --fix`"
     return found
 
 

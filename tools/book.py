@@ -14,9 +14,10 @@ is missing or no longer matches its source.
 (exit status 1 if any), naming the file.
 
 ``bootstrap`` checks that every chapter's first code cell is the Colab/Binder
-set-up cell built from ``_config.yml`` (repository URL) and ``pyproject.toml``
-(version, and the extras a page needs: those whose packages the page
-imports); ``--fix`` rewrites it in the sources.
+set-up cell built from ``pyproject.toml`` (version, and the extras a page
+needs: those whose packages the page imports), and that ``binder/requirements.txt``
+pins that release; ``--fix`` rewrites them (the cell in the source, the executed
+notebook and the student edition alike).
 """
 
 import argparse
@@ -115,43 +116,59 @@ def page_extras(md):
 def bootstrap_source(md=None):
     """The first code cell of chapter ``md``: install ``lib`` where it is missing.
 
-    On Colab (and anywhere ``lib`` is not installed) it installs the release
-    of ``lib`` this book version was written for, from the tag ``v<version>``,
-    never from a moving branch; where ``lib`` imports it does nothing.  A page
-    that imports an optional dependency of ``lib`` (an extra of
-    ``pyproject.toml``, such as ``dask``) installs ``lib`` with that extra,
-    and where ``lib`` is present but the extra's modules are not, installs
-    the extra's requirements alone (so a local ``pip install -e .`` is kept).
-    Without ``md``, or for a page that needs no extra, the cell is the plain one.
+    On Colab (and anywhere ``lib`` is not installed) it installs from PyPI the
+    release of ``lib`` this book version was written for,
+    ``genmodels-lib==<version of pyproject.toml>`` (a wheel: no git, no clone of
+    the book); where ``lib`` imports it does nothing.  ``lib`` is a generic
+    top-level name: where another project's ``lib`` is importable (one without
+    ``lib.gaussian``), or another distribution has installed files under
+    ``lib/`` (its metadata says so), the cell stops with an ``ImportError``
+    that names it rather than install over it (README, "Releasing").  A page that imports an
+    optional dependency of ``lib`` (an extra of ``pyproject.toml``, such as
+    ``dask``) installs ``lib`` with that extra, and where ``lib`` is present but
+    the extra's modules are not, installs the extra's requirements alone (so a
+    local ``pip install -e .`` is kept).  Without ``md``, or for a page that
+    needs no extra, the cell is the plain one.
     """
-    url = repository_url()
     extras = page_extras(md)
-    # Every line within the 88 characters that chapter code keeps to (ruff E501).
-    if not extras:
-        return (
-            "# Set-up for Colab and Binder: install the companion library `lib` (the\n"
-            "# release this page was written for) where it is missing; elsewhere do nothing.\n"
-            "import importlib.util, subprocess, sys\n"
-            "spec = importlib.util.find_spec\n"
-            'if spec("lib") is None or spec("lib.gaussian") is None:\n'
-            f'    REPO = "{url}"\n'
-            "    subprocess.run([sys.executable, \"-m\", \"pip\", \"install\", \"-q\",\n"
-            f'                    f"genmodels-lib @ git+{{REPO}}@v{lib_version()}"], check=True)'
-        )
     names = ",".join(sorted(extras))
+    release = f"genmodels-lib{f'[{names}]' if extras else ''}=={lib_version()}"
+    # Every line within the 88 characters that chapter code keeps to (ruff E501).
+    head = (
+        "# Set-up for Colab and Binder: install the companion library `lib` (PyPI's\n"
+        f"# genmodels-lib {lib_version()}, the release this page was written for)"
+        + (f" with its `{names}`\n# extra, or the extra's packages alone, where they are missing;"
+           " elsewhere do\n# nothing. Another project's `lib` stops it here.\n" if extras else
+           " where it is\n# missing; elsewhere do nothing. Another project's `lib` stops it here.\n")
+        + "import importlib.metadata, importlib.util, subprocess, sys\n"
+        "spec = importlib.util.find_spec\n"
+        "try:  # a `lib` without lib.gaussian belongs to another project\n"
+        '    other = spec("lib") is not None and spec("lib.gaussian") is None\n'
+        "except Exception:  # a module `lib` that is not a package, or fails to import\n"
+        "    other = True\n"
+        'owners = importlib.metadata.packages_distributions().get("lib", [])\n'
+        'owners = sorted(set(owners) - {"genmodels-lib"})  # what else installed a `lib`\n'
+        "if other or owners:\n"
+        "    raise ImportError(\n"
+        '        "Another package named `lib` is importable here"\n'
+        "        + (f\" (installed by {', '.join(owners)})\" if owners else \"\")\n"
+        '        + "; this book\'s library is imported as `lib` too, and installing it "\n'
+        '        "would overwrite that package. Run this notebook in a fresh runtime "\n'
+        '        "(or virtual environment), or uninstall the other package first.")\n'
+    )
+    if not extras:
+        return head + (
+            'if spec("lib") is None:\n'
+            '    subprocess.run([sys.executable, "-m", "pip", "install", "-q",\n'
+            f'                    "{release}"], check=True)'
+        )
     requirements = [r for extra in sorted(extras) for r in extras[extra]]
     modules = sorted({requirement_module(r) for r in requirements})
     module_test = " or ".join(f'spec("{m}") is None' for m in modules)
-    return (
-        "# Set-up for Colab and Binder: install the companion library `lib` (the\n"
-        f"# release this page was written for) with its `{names}` extra, or the extra's\n"
-        "# packages alone, where they are missing; elsewhere do nothing.\n"
-        "import importlib.util, subprocess, sys\n"
-        "spec = importlib.util.find_spec\n"
+    return head + (
         "need = []\n"
-        'if spec("lib") is None or spec("lib.gaussian") is None:\n'
-        f'    REPO = "{url}"\n'
-        f'    need.append(f"genmodels-lib[{names}] @ git+{{REPO}}@v{lib_version()}")\n'
+        'if spec("lib") is None:\n'
+        f'    need.append("{release}")\n'
         f"elif {module_test}:\n"
         f"    need += {json.dumps(requirements)}\n"
         "if need:\n"
@@ -273,8 +290,31 @@ def execute(md, timeout=600):
 
 # ---------------------------------------------------------------- bootstrap --
 
+BINDER_REQUIREMENTS = ROOT / "binder" / "requirements.txt"
+
+
+def binder_release_line():
+    """Binder's pin of the released ``lib`` with every extra: ``genmodels-lib[dask]==<version>``."""
+    extras = ",".join(sorted(optional_dependencies()))
+    return f"genmodels-lib{f'[{extras}]' if extras else ''}=={lib_version()}"
+
+
+def binder_problem(fix=False):
+    """``None`` when ``binder/requirements.txt`` pins the release of ``pyproject.toml``; ``fix`` rewrites it."""
+    text = BINDER_REQUIREMENTS.read_text()
+    pattern = re.compile(r"^genmodels-lib\S*$", re.M)
+    if [m.group(0) for m in pattern.finditer(text)] == [binder_release_line()]:
+        return None
+    if fix:
+        BINDER_REQUIREMENTS.write_text(pattern.sub(binder_release_line(), text, count=1))
+        print(f"rewrote {BINDER_REQUIREMENTS.relative_to(ROOT)}: {binder_release_line()}")
+        return None
+    return (f"{BINDER_REQUIREMENTS.relative_to(ROOT)} does not pin {binder_release_line()} "
+            "(run `python tools/book.py bootstrap --fix`).")
+
+
 def bootstrap_problems(fix=False):
-    problems = []
+    problems = [p for p in [binder_problem(fix)] if p]
     for md in chapter_sources():
         want = bootstrap_source(md)
         nb = read_source(md)
@@ -297,7 +337,33 @@ def bootstrap_problems(fix=False):
             text = text[:at] + "\n" + block + text[at:]
         md.write_text(text)
         print(f"rewrote the set-up cell of {md.relative_to(ROOT)}")
+        for path in (notebook_path(md), ROOT / "student" / f"{md.stem}.ipynb"):
+            if path.exists() and replace_setup_cell(path, want):
+                print(f"rewrote the set-up cell of {path.relative_to(ROOT)} (no other cell changed)")
     return problems
+
+
+def replace_setup_cell(path, source):
+    """Put ``source`` into the set-up cell of the notebook ``path``; return whether it changed.
+
+    The set-up cell prints nothing where ``lib`` is installed, so a new release's
+    cell changes the executed notebook (and the student edition, which copies code
+    cells unchanged) in that cell's source alone: no re-execution is needed.  A
+    set-up cell with outputs is left for ``execute`` (the sync test names it).
+    """
+    import nbformat
+
+    text = path.read_text()
+    nb = nbformat.reads(text, as_version=4)
+    cell = next((c for c in nb.cells if c.cell_type == "code"), None)
+    if cell is None or "bootstrap" not in cell.metadata.get("tags", []) or cell.outputs:
+        return False
+    if cell.source == source:
+        return False
+    cell.source = source
+    new = nbformat.writes(nb)
+    path.write_text(new + "\n" if text.endswith("\n") and not new.endswith("\n") else new)
+    return True
 
 
 # ---------------------------------------------------------------- main --

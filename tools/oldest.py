@@ -1,33 +1,44 @@
-"""Run every student notebook top to bottom on the oldest supported stack.
+"""Run every student notebook top to bottom as Colab gets it: the oldest supported
+stack, a fresh folder, and the set-up cell installing the wheel that ``make dist`` built.
 
-``make test-oldest`` builds ``.venv-oldest`` from ``requirements-oldest.txt``
-(the oldest numpy, scipy, scikit-learn and matplotlib the README supports, a
-stack like Colab's), installs ``lib`` from the working tree the way a page's
-set-up cell installs it (a regular, non-editable install with its declared
-dependencies, no extras), and then runs this script with that environment's
-Python::
+``make test-wheel`` (part of ``make test``; ``make test-oldest`` is the same) builds
+the wheel (``make dist``), keeps ``.venv-oldest`` with the stack of
+``requirements-oldest.txt`` (the oldest numpy, scipy, scikit-learn and matplotlib the
+README supports, a stack like Colab's, with the ``dask`` extra's packages installed as
+on Colab's image) and *without* ``lib``, and then runs this script with that
+environment's Python::
 
-    .venv-oldest/bin/python tools/oldest.py [student/NN_name.ipynb ...]
+    .venv-oldest/bin/python tools/oldest.py --wheel-dir dist [student/NN_name.ipynb ...]
 
-What runs is the *student edition* (``student/*.ipynb``), the notebook that
-Colab and Binder open: no solutions, the set-up cell first.  A starter cell
-(tag ``starter``) is allowed to raise, since it is the student's unfinished
-function; every other cell must run.  In particular a cell that needs a name
-only a hidden solution defines fails here, as it would for a student.  A
-page's set-up cell runs too: where the page needs an extra of ``lib`` (04_4
-imports dask) it installs it into ``.venv-oldest`` under the same
-constraints, so the oldest numpy, scipy, scikit-learn and matplotlib stay in
-place (``PIP_CONSTRAINT``, set by the make target).
+For each notebook it uninstalls ``genmodels-lib``, checks that no ``lib`` is importable,
+copies the notebook into a new folder outside the checkout, and runs it there with pip
+pointed at the built wheel and at nothing else (``PIP_FIND_LINKS`` = that folder,
+``PIP_NO_INDEX``, ``PIP_ONLY_BINARY``, the stack's pins as ``PIP_CONSTRAINT``): the
+page's own set-up cell installs ``genmodels-lib==<version>`` (04_4's with its ``dask``
+extra) from the wheel, as it installs it from PyPI on Colab.  Afterwards it checks that
+``lib`` was installed from that wheel (the version of ``pyproject.toml``, a regular
+install in the venv's site-packages, not the checkout).
 
-The script prints one line per notebook and, for a failure, the cell and the
-last line of the error; it exits with 1 if any notebook failed, and also if
-the stack it ran on is not the one ``requirements-oldest.txt`` pins.
+What runs is the *student edition* (``student/*.ipynb``), the notebook that Colab and
+Binder open: no solutions, the set-up cell first.  A starter cell (tag ``starter``) is
+allowed to raise, since it is the student's unfinished function; every other cell must
+run.  In particular a cell that needs a name only a hidden solution defines fails
+here, as it would for a student.
+
+The script prints one line per notebook and, for a failure, the cell and the last line
+of the error; it exits with 1 if any notebook failed, and also if the stack it ran on
+is not the one ``requirements-oldest.txt`` pins.
 """
 
 import argparse
+import json
 import os
 import re
+import shutil
+import subprocess
 import sys
+import sysconfig
+import tempfile
 import time
 from pathlib import Path
 
@@ -35,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 STUDENT = ROOT / "student"
 PINS = ROOT / "requirements-oldest.txt"
 CHECKED = ("numpy", "scipy", "scikit-learn", "matplotlib")
+DIST = "genmodels-lib"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -95,11 +107,87 @@ def run_with_retry(path, timeout):
     return problem
 
 
+def lib_version():
+    text = (ROOT / "pyproject.toml").read_text()
+    return re.search(r'^version\s*=\s*"([^"]+)"', text, re.M).group(1)
+
+
+def pip_env(wheel_dir):
+    """pip, as the set-up cells call it, sees the built wheel and nothing else."""
+    return {"PIP_FIND_LINKS": str(wheel_dir), "PIP_NO_INDEX": "1", "PIP_ONLY_BINARY": ":all:",
+            "PIP_CONSTRAINT": str(PINS), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+
+def _python(code, cwd):
+    """Run ``code`` in a fresh interpreter of this environment, from ``cwd`` (no PYTHONPATH)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def remove_lib(folder):
+    """Uninstall genmodels-lib; return a problem if some ``lib`` is still importable from ``folder``."""
+    subprocess.run([sys.executable, "-m", "pip", "uninstall", "--yes", "--quiet", DIST], capture_output=True,
+                   timeout=300)
+    out = _python("import importlib.util; print(importlib.util.find_spec('lib'))", folder)
+    if out.stdout.strip() != "None":
+        return f"a lib is importable before the set-up cell ran: {out.stdout.strip() or out.stderr.strip()}"
+    return None
+
+
+def installed_from_wheel(folder):
+    """A problem, or None when ``lib`` is genmodels-lib of pyproject's version installed from a wheel."""
+    out = _python("import json, lib, importlib.metadata as m; d = m.distribution('genmodels-lib'); "
+                  "print(json.dumps([d.version, lib.__file__, d.read_text('direct_url.json'), "
+                  "d.read_text('INSTALLER')]))", folder)
+    if out.returncode:
+        return f"lib is not importable after the set-up cell: {out.stderr.strip().splitlines()[-1:]}"
+    version, where, direct_url, installer = json.loads(out.stdout)
+    site = Path(sysconfig.get_paths()["purelib"]).resolve()
+    if version != lib_version():
+        return f"genmodels-lib {version} is installed, pyproject.toml says {lib_version()}"
+    if direct_url is not None or (installer or "").strip() != "pip":
+        return f"genmodels-lib was not installed by pip from the wheel (direct_url.json: {direct_url})"
+    if Path(where).resolve() != site / "lib" / "__init__.py":
+        return f"lib was imported from {where}, not from this environment's {site}"
+    return None
+
+
+def run_as_colab(path, timeout, wheel_dir):
+    """Run ``path`` the way a student gets it; return None or (cell index or None, problem)."""
+    with tempfile.TemporaryDirectory(prefix="colab-") as folder:
+        folder = Path(folder).resolve()
+        if folder.is_relative_to(ROOT):
+            return None, f"{folder} is inside the checkout"
+        problem = remove_lib(folder)
+        if problem:
+            return None, problem
+        copy = folder / path.name
+        shutil.copyfile(path, copy)
+        saved = dict(os.environ)
+        os.environ.update(pip_env(wheel_dir))
+        os.environ.pop("PYTHONPATH", None)
+        try:
+            result = run_with_retry(copy, timeout)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        if result is not None:
+            return result
+        problem = installed_from_wheel(folder)
+        return None if problem is None else (None, problem)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("notebooks", nargs="*", type=Path, help="student notebooks (default: all)")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per cell (default 900)")
+    parser.add_argument("--wheel-dir", type=Path, required=True,
+                        help="the folder holding the built wheel of genmodels-lib (make dist: dist/)")
     args = parser.parse_args(argv)
+    wheels = sorted(args.wheel_dir.resolve().glob(f"genmodels_lib-{lib_version()}-py3-none-any.whl"))
+    if not wheels:
+        parser.error(f"{args.wheel_dir} has no genmodels_lib-{lib_version()}-py3-none-any.whl: run `make dist`")
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     notebooks = [p.resolve() for p in args.notebooks] or sorted(STUDENT.glob("*.ipynb"))
     print(f"Python {sys.version.split()[0]}; "
@@ -107,7 +195,7 @@ def main(argv=None):
     failures = []
     for path in notebooks:
         start = time.perf_counter()
-        problem = run_with_retry(path, args.timeout)
+        problem = run_as_colab(path, args.timeout, args.wheel_dir.resolve())
         seconds = time.perf_counter() - start
         if problem is None:
             print(f"ok    {path.name} ({seconds:.0f} s)", flush=True)
