@@ -153,6 +153,7 @@ def _m_step(X, resp, *, mean="right", var="right", weights="right"):
         "right": (resp * sq).sum(axis=0) / (d * nk),
         "no_d": (resp * sq).sum(axis=0) / nk,
         "by_n": (resp * sq).sum(axis=0) / (d * n),
+        "d_is_3": (resp * sq).sum(axis=0) / (3 * nk),
         "nk_minus_1": (resp * sq).sum(axis=0) / (d * (nk - 1)),
         "unweighted": sq.sum(axis=0) / (d * nk),
         "diag": np.stack([resp[:, k] @ (X - right_means[k]) ** 2 / nk[k] for k in range(len(nk))]),
@@ -533,3 +534,18 @@ def test_run_without_log_weights_is_not_blamed_on_the_m_step():
 def test_run_must_use_the_data_it_is_given():
     first = {}
     assert_fails(lib.checks.em_run(lambda X, *a: _run_em(first.setdefault("X", X), *a)))
+
+
+def test_m_step_with_d_fixed_at_3_is_caught():
+    """Issue 44: variances divided by 3 * n_k passed when every data set had d = 3."""
+    assert_fails(lib.checks.em_m_step_spherical(lambda X, r: _m_step(X, r, var="d_is_3")), "3 * n_k", "X.shape[1]")
+
+
+def test_e_step_with_n_for_d_is_named():
+    def n_for_d(X, weights, means, variances):
+        n = X.shape[0]
+        sq = _sq_dist(X, means)
+        log_joint = np.log(weights) - 0.5 * n * np.log(2 * np.pi * variances) - sq / (2 * variances)
+        return _softmax(log_joint)
+
+    assert_fails(lib.checks.em_e_step(n_for_d), "number of samples", "X.shape[1]")

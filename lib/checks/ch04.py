@@ -109,6 +109,9 @@ def em_e_step(student_fn):
             (log_w - 0.5 * np.log(2 * np.pi * variances) - sq / (2 * variances),
              "the normalising constant of a d-dimensional spherical Gaussian is (2 pi sigma^2)^(-d/2): "
              "the factor d is missing."),
+            (log_w - 0.5 * n * np.log(2 * np.pi * variances) - sq / (2 * variances),
+             "the normalising constant uses the number of samples n = X.shape[0] where the dimension "
+             "d = X.shape[1] belongs: a d-dimensional spherical Gaussian has (2 pi sigma^2)^(-d/2)."),
             (log_w + 0.5 * d * np.log(2 * np.pi * variances) - sq / (2 * variances),
              "the log-determinant term has the wrong sign: the log-density has -(d/2) ln(2 pi sigma_k^2) "
              "(a wider component has a lower peak), not +(d/2) ln(2 pi sigma_k^2)."),
@@ -148,14 +151,13 @@ def em_e_step(student_fn):
 @check(
     "ex-em-m-step",
     "matches equations em-m-step-weights, em-m-step-means and em-m-step-cov (spherical) "
-    "on 3 data sets in d = 3 with uneven responsibilities.",
+    "on 3 data sets (d = 3, 2 and 5) with uneven responsibilities.",
     forbid=("lib.mixture.m_step",),
 )
 def em_m_step_spherical(student_fn):
     mixture = _mixture()
     rng = np.random.default_rng(41)
-    for n, K in [(30, 3), (45, 2), (25, 4)]:
-        d = 3
+    for n, K, d in [(30, 3, 3), (45, 2, 2), (25, 4, 5)]:
         X = rng.normal(size=(n, d)) * 1.5 + rng.normal(scale=3.0, size=d) + 4.0  # mean far from 0
         resp = rng.dirichlet(np.full(K, 0.4), size=n)
         resp[: K, :] = np.eye(K)  # every component owns at least one point outright
@@ -216,6 +218,8 @@ def em_m_step_spherical(student_fn):
                 (weighted / (d * n), "your variances divide by d * n; a component's variance divides by "
                                      "d * n_k, its own soft count."),
                 (weighted / n, "your variances divide by n and miss the 1/d: use d * n_k."),
+                (weighted / (3 * nk), "your variances divide by 3 * n_k, right only in d = 3: divide by d * n_k "
+                                      "with d = X.shape[1], the dimension of the data you are given."),
                 (sq.sum(axis=0) / (d * nk), "your variances ignore the responsibilities: weight each "
                                             "squared distance ||x_i - mu_k||^2 by resp[i, k]."),
                 (sq.sum(axis=0) / nk, "your variances ignore the responsibilities and the 1/d: use "
