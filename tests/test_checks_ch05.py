@@ -262,3 +262,12 @@ def test_mean_field_gap_accepts_right_answer_and_names_mistakes():
     assert_fails(checks.mean_field_gap(unconverged), "convergence")
     assert_fails(checks.mean_field_gap(lambda X, p: gap_right(X, p) / len(X)), "per data point")
     assert_fails(checks.mean_field_gap(lambda X: 0.0), "raised an exception")
+
+
+def test_hard_em_step_nearest_mean_is_named():
+    """Issue 44: assigning each point to its nearest mean was told only about the weights."""
+    def nearest(X, w, mu, cov):
+        labels = np.argmin(((X[:, None, :] - mu[None]) ** 2).sum(axis=2), axis=1)
+        return mixture.m_step(X, np.eye(len(w))[labels], "full")
+
+    assert_fails(checks.hard_em_step(nearest), "nearest mean", "covariances")
