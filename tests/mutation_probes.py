@@ -27,8 +27,8 @@ def probe(label):
 
 
 class Statistical:
-    """An experiment ``f(*args, rng)``: equivalent when, for each argument tuple, the mean outputs over
-    ``n_seeds`` seeds of the mutant and the solution differ by less than 5 standard errors."""
+    """An experiment ``f(*args, rng, **kwargs)`` (``cases``: (args, kwargs) pairs): equivalent when, for each argument tuple, the mean outputs over
+    ``n_seeds`` seeds of the mutant and the solution differ by less than 4 standard errors."""
 
     def __init__(self, cases, n_seeds=40):
         self.cases = cases
@@ -129,7 +129,6 @@ def _sigmoid(rng):
         yield (t,)
     yield (np.array([-1000.0, -0.0, 0.0, 1e-300, 1000.0]),)
     yield (rng.normal(scale=50, size=(3, 4, 2)),)
-    yield ([-2.0, 0.0, 2.0],)
     yield (np.arange(-5, 6),)
 
 
@@ -231,7 +230,8 @@ def _n_params(rng):
 
 @probe("ex-gda-naive-bayes")
 def _nb_lda(rng):
-    return Statistical([(0.0, 50), (0.9, 8), (0.5, 2000), (-0.6, 4)], n_seeds=30)
+    return Statistical([((0.0, 3000), {"n_test": 2000}), ((0.9, 8), {}), ((-0.6, 40), {"n_test": 500})],
+                       n_seeds=40)
 
 
 @probe("ex-gda-logistic")
@@ -428,10 +428,18 @@ def _conditional(rng):
 
 
 @probe("ex-dvg-nb-right")
-def _nb_right(build):
-    """The experiment on another seed: the check passes on it too (a valid experiment)."""
+def _nb_right(build, build_solution):
+    """An experiment: the mutant's curves agree with the solution's within its Monte Carlo noise (0.03, the
+    check's own tolerance) on the book's seed and another one, and the check passes on both."""
     import lib.checks
 
-    ns = build(1)
-    result = lib.checks.naive_bayes_right(ns["sizes_ex"], ns["nb_errors"], ns["lr_errors"])
-    return result.passed, "" if result.passed else f"seed 8: {result.message[:80]}"
+    for seed in (0, 1):
+        got, want = build(seed), build_solution(seed)
+        for name in ("nb_errors", "lr_errors"):
+            a, b = np.asarray(got[name], dtype=float), np.asarray(want[name], dtype=float)
+            if a.shape != b.shape or np.max(np.abs(a - b)) > 0.03:
+                return False, f"seed {7 + seed}: {name} differs from the solution's by more than 0.03"
+        result = lib.checks.naive_bayes_right(got["sizes_ex"], got["nb_errors"], got["lr_errors"])
+        if not result.passed:
+            return False, f"seed {7 + seed}: {result.message[:80]}"
+    return True, ""

@@ -295,7 +295,7 @@ BAYES = norm.cdf(-np.sqrt(40) * 0.35 / 2)
 def _curves():
     # shaped like the real experiment: naive Bayes fast, logistic regression slow, both to the Bayes error
     nb = BAYES + 0.25 * np.exp(-SIZES / 30) + 0.004
-    lr = BAYES + 0.3 * np.exp(-SIZES / 150) + 0.01
+    lr = BAYES + 0.18 * np.exp(-SIZES / 150) + 0.005  # about 0.32 at n = 10, as measured
     return nb, lr
 
 
@@ -381,3 +381,19 @@ def test_sgd_and_newton_must_use_the_given_b():
 def test_newton_block_diagonal_hessian_is_named():
     assert_fails(lib.checks.newton_step(lambda *a: ch01._newton_variant(*a, blocks=True)),
                  "separately", "cross terms")
+
+
+def test_experiment_per_class_row_as_logistic_regression_is_named():
+    """Issue 44's mutation test: lr_errors taken from row 1 (per-class naive Bayes) passed."""
+    nb, lr = _curves()
+    per_class = lr.copy()
+    per_class[0] += 0.1  # per-class naive Bayes at n = 10: about 0.1 above logistic regression
+    assert_fails(lib.checks.naive_bayes_right(SIZES, nb, per_class), "per-class variances", "row 2")
+    off = lr.copy()
+    off[0] -= 0.1
+    assert_fails(lib.checks.naive_bayes_right(SIZES, nb, off), "n = 10 is far from")
+
+
+def test_experiment_small_sample_expectations():
+    lr_10, per_class_10 = ch01._small_sample_errors()
+    assert 0.28 < lr_10 < 0.36 and per_class_10 > lr_10 + 0.07
