@@ -300,11 +300,11 @@ def _sites(tree, func):
     shape_names = _shape_names(root)
     params = [a.arg for a in func.args.args] if func is not None else []
     sites = []
-    docstrings = {id(s.value) for s in ast.walk(root)
-                  if isinstance(s, (ast.FunctionDef, ast.Module)) and s.body
-                  and isinstance(s.body[0], ast.Expr) and isinstance(s.body[0].value, ast.Constant)
-                  for s in [s.body[0]]}
-    assigned = set(params)
+    docstrings = set()  # the string constants that document a function: not mutated
+    for node in ast.walk(root):
+        if isinstance(node, (ast.FunctionDef, ast.Module)) and node.body and isinstance(node.body[0], ast.Expr) \
+                and isinstance(node.body[0].value, ast.Constant):
+            docstrings.add(id(node.body[0].value))
     seeds = {id(b) for n in ast.walk(root) if isinstance(n, ast.Call)
              and (getattr(n.func, "attr", None) or getattr(n.func, "id", None)) == "default_rng"
              for a in n.args for b in ast.walk(a)}
@@ -516,6 +516,8 @@ def build(ex, module, seed=None):
 
 #: An answer that is a number is judged on the book's variant and four students' (seeds 0-4).
 CHECK_SEEDS = (0, 1, 2, 3, 4)
+#: (label, mutant source) of the answers-as-numbers that pass on the book's variant and fail on another.
+BOOK_VARIANT_PASSES = []
 
 
 def run_check(ex, module):
@@ -537,6 +539,8 @@ def run_check(ex, module):
             warnings.simplefilter("ignore")
             result = check(*args)
         if not result.passed:
+            if seed != CHECK_SEEDS[0] and ex.variant_source:
+                BOOK_VARIANT_PASSES.append((ex.label, ast.unparse(module)))
             return False, result.message
     return True, result.message
 
@@ -667,6 +671,7 @@ class Outcome:
     status: str  # killed / equivalent / gap
     kind: str  # specific / generic / shape / error (killed), or why equivalent / why a gap
     message: str = ""
+    book_variant_passes: bool = False  # a number: right on the book's variant, wrong on a student's
 
 
 def _generic_messages(ex, solution_ns):
@@ -716,9 +721,11 @@ def run(labels=None, verbose=False):
         solution_ns = build(ex, ex.solution) if ex.target else None
         generic = _generic_messages(ex, solution_ns)
         for m in mutants(ex):
+            before = len(BOOK_VARIANT_PASSES)
             passed, message = run_check(ex, m.module)
             if not passed:
-                o = Outcome(ex.label, m.description, "killed", classify(message, generic), message)
+                o = Outcome(ex.label, m.description, "killed", classify(message, generic), message,
+                            book_variant_passes=len(BOOK_VARIANT_PASSES) > before)
             else:
                 same, why = equivalent(ex, m.module, solution_ns)
                 o = Outcome(ex.label, m.description, "equivalent" if same else "gap",
@@ -778,6 +785,12 @@ def results_markdown(outcomes):
         "",
     ]
     out += [f"- `{o.label}`: {o.description}" for o in equivalents] or ["none"]
+    book = [o for o in outcomes if o.book_variant_passes]
+    out += ["", "## Answers that are numbers: killed on a student's variant only", "",
+            "An exercise whose answer is a number is judged on the book's variant and on four students' "
+            "(seeds 0-4). These mutants give the right number for the book's own values and a wrong one "
+            "for a student's, so a reader of the book with this mistake is told it passed:", ""]
+    out += [f"- `{o.label}`: {o.description}" for o in book] or ["none"]
     out += ["", "## Gaps", ""]
     out += [f"- `{o.label}`: {o.description} ({o.kind})" for o in gaps] or ["none"]
     out += ["", "## Killed with the generic message", "",

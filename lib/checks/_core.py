@@ -483,7 +483,6 @@ def expect_scalar(value, what, *, name="your function"):
     return out
 
 
-
 def expect_ndarray(value, shape, what, *, name="your function", finite=True):
     """Like :func:`expect_array`, for a statement that asks for a numpy array: a list, a tuple or a
     number in its place fails with a message that says so (issue 44)."""
