@@ -145,7 +145,7 @@ def test_spherical_wrong_types():
 
 def test_kl_reference_is_the_closed_form_of_the_text():
     right, wrong = ch02._kl_reference()
-    assert right == pytest.approx(0.5 * np.log(2) + 0.25, abs=1e-15)  # the solution's (1/2) ln 2 + 1/4
+    assert right == pytest.approx(0.5 * np.log(2) + 7 / 8, abs=1e-15)  # the solution's (1/2) ln 2 + 7/8
     assert all(abs(value - right) > 1e-3 for value in wrong.values())  # every mistake is told apart
 
 
@@ -154,7 +154,7 @@ def test_kl_value_right_answer():
     assert ch02.gaussian_kl_value(right)
     assert ch02.gaussian_kl_value(round(right, 4))
     assert ch02.gaussian_kl_value(np.float64(right))
-    assert ch02.gaussian_kl_value(0.5 * np.log(2) + 6 / 8 - 0.5)  # the book's numbers, by hand
+    assert ch02.gaussian_kl_value(0.5 * np.log(2) + 11 / 8 - 0.5)  # the book's numbers, by hand
 
 
 @pytest.mark.parametrize(

@@ -279,9 +279,10 @@ def spherical_gaussian_mle(student_fn):
 
 # ---------------------------------------------------- ex-gaussian-kl-value --
 
-# Variants: p = N(mu0, var0), q = N(mu1, var1); variant 0 is the book's p = N(1, 2), q = N(-1, 4) (with
+# Variants: p = N(mu0, var0), q = N(mu1, var1); variant 0 is the book's p = N(1, 2), q = N(-2, 4) (with
 # sigma_0^2 = 1 and mu_0 - mu_1 = 1, as the book had them, a ratio without sigma_0^2, a sum of the means
-# or a lost square gave the right number: issue 44's mutation test).
+# or a lost square gave the right number, and with mu_0 - mu_1 = 2 a square taken as a doubling: issue
+# 44's mutation test).
 _KL_TOLERANCE = 1.5e-4  # the answer to 4 decimals, one unit either way
 
 
@@ -340,7 +341,7 @@ def _kl_draw(rng):
 
 _variants.register(_variants.Spec(
     "ex-gaussian-kl-value",
-    book={"mu0": 1.0, "var0": 2.0, "mu1": -1.0, "var1": 4.0},
+    book={"mu0": 1.0, "var0": 2.0, "mu1": -2.0, "var1": 4.0},
     draw=_kl_draw,
     degenerate=_kl_degenerate,
     describe=lambda p: f"p = N({p['mu0']:g}, {p['var0']:g}) and q = N({p['mu1']:g}, {p['var1']:g}) "
