@@ -67,7 +67,9 @@ def test_elbo_discrete_catches_zero_times_minus_infinity():
 
 
 def test_elbo_gap_accepts_the_value_and_names_wrong_ones():
-    lj = np.array([np.log(0.75) - 0.5 * np.log(2 * np.pi) - 2.0, np.log(0.25) - 0.5 * np.log(2 * np.pi)])
+    # the book's numbers: pi_1 = 1/4, delta = 2, x = 2.5, q = (1/2, 1/2)
+    lj = np.array([np.log(0.75) - 0.5 * np.log(2 * np.pi) - 0.5 * 2.5**2,
+                   np.log(0.25) - 0.5 * np.log(2 * np.pi) - 0.5 * 0.5**2])
     q = np.array([0.5, 0.5])
     gap = V.log_evidence(lj) - V.elbo(lj, q)
     assert checks.elbo_gap_by_hand(gap)

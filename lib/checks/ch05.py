@@ -172,7 +172,9 @@ def _gap_draw(rng):
 
 _variants.register(_variants.Spec(
     "ex-elbo-gap",
-    book={"prior1": 0.25, "delta": 2.0, "x": 2.0, "q1": 0.5},
+    # x = 2.5, not 2: with x = delta = 2 a square taken as a doubling, -(x - delta z) instead of
+    # -(x - delta z)^2 / 2, gave the right gap (issue 44's mutation test)
+    book={"prior1": 0.25, "delta": 2.0, "x": 2.5, "q1": 0.5},
     draw=_gap_draw,
     degenerate=_gap_degenerate,
     describe=lambda p: (f"pi_1 = p(z = 1) = {p['prior1']:g}, delta = {p['delta']:g} (x | z ~ N(delta z, 1)), "
