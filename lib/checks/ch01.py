@@ -623,7 +623,7 @@ def naive_bayes_right(sizes, nb_errors, lr_errors):
     if abs(lr[0] - lr_10) > 0.06:
         if abs(lr[0] - per_class_10) <= 0.06:
             raise Failure(
-                "your logistic-regression errors at n = 10 are those of naive Bayes with per-class variances "
+                "your logistic-regression errors at n = 10 look like those of naive Bayes with per-class variances "
                 "(row 1 of learning_curves), not of logistic regression (row 2): check which row you took."
             )
         raise Failure(
