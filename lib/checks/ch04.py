@@ -387,7 +387,7 @@ def em_run(student_fn):
             arr = np.asarray(out, dtype=np.float64).ravel()
         except (TypeError, ValueError):
             raise Failure(
-                f"run_em should return the log-likelihoods as a list or 1-D array of numbers, got {type(out).__name__}."
+                f"run_em should return the log-likelihoods as a 1-D numpy array of numbers, got {type(out).__name__}."
             ) from None
         if arr.size == n_iter:
             raise Failure(
