@@ -295,7 +295,7 @@ BAYES = norm.cdf(-np.sqrt(40) * 0.35 / 2)
 def _curves():
     # shaped like the real experiment: naive Bayes fast, logistic regression slow, both to the Bayes error
     nb = BAYES + 0.25 * np.exp(-SIZES / 30) + 0.004
-    lr = BAYES + 0.3 * np.exp(-SIZES / 150) + 0.01
+    lr = BAYES + 0.18 * np.exp(-SIZES / 150) + 0.005  # about 0.32 at n = 10, as measured
     return nb, lr
 
 
@@ -338,3 +338,62 @@ def test_experiment_fails_a_flat_naive_bayes_curve():
     nb, lr = _curves()
     flat = np.full_like(nb, nb[-1]) + 0.01 * (SIZES < 100)
     assert_fails(lib.checks.naive_bayes_right(SIZES, flat, lr), "barely fall")
+
+
+# ---------------------------------------------------- issue 44: mutation gaps --
+
+
+def _softmax_by_hand(W, b, X, y, *, K_from_labels=False, global_max=False):
+    T = X @ W.T + b
+    T = T - (T.max() if global_max else T.max(axis=1, keepdims=True))
+    with np.errstate(all="ignore"):
+        P = np.exp(T) / np.exp(T).sum(axis=1, keepdims=True)
+    R = np.eye(y.max() + 1 if K_from_labels else W.shape[0])[y] - P
+    return R.T @ X, R.sum(axis=0)
+
+
+def test_softmax_gradient_k_from_the_labels_fails_on_an_absent_class():
+    assert lib.checks.softmax_gradient(_softmax_by_hand).passed
+    assert_fails(lib.checks.softmax_gradient(lambda *a: _softmax_by_hand(*a, K_from_labels=True)),
+                 "no sample of the last class", "W.shape[0]")
+
+
+def test_softmax_gradient_one_maximum_over_the_array_fails_on_rows_far_apart():
+    assert_fails(lib.checks.softmax_gradient(lambda *a: _softmax_by_hand(*a, global_max=True)),
+                 "each row's own", "axis=1")
+
+
+def test_sgd_and_newton_must_use_the_given_b():
+    first = {}
+
+    def frozen_sgd(w, b, X, y, lr, order):
+        return _sgd(w, first.setdefault("b", b), X, y, lr, order)
+
+    assert_fails(lib.checks.sgd_epoch(frozen_sgd), "do not match")
+    first.clear()
+
+    def frozen_newton(w, b, X, y):
+        return ch01._newton_variant(w, first.setdefault("b", b), X, y)
+
+    assert not lib.checks.newton_step(frozen_newton).passed
+
+
+def test_newton_block_diagonal_hessian_is_named():
+    assert_fails(lib.checks.newton_step(lambda *a: ch01._newton_variant(*a, blocks=True)),
+                 "separately", "cross terms")
+
+
+def test_experiment_per_class_row_as_logistic_regression_is_named():
+    """Issue 44's mutation test: lr_errors taken from row 1 (per-class naive Bayes) passed."""
+    nb, lr = _curves()
+    per_class = lr.copy()
+    per_class[0] += 0.1  # per-class naive Bayes at n = 10: about 0.1 above logistic regression
+    assert_fails(lib.checks.naive_bayes_right(SIZES, nb, per_class), "per-class variances", "row 2")
+    off = lr.copy()
+    off[0] -= 0.1
+    assert_fails(lib.checks.naive_bayes_right(SIZES, nb, off), "n = 10 is far from")
+
+
+def test_experiment_small_sample_expectations():
+    lr_10, per_class_10 = ch01._small_sample_errors()
+    assert 0.28 < lr_10 < 0.36 and per_class_10 > lr_10 + 0.07

@@ -145,7 +145,7 @@ def test_spherical_wrong_types():
 
 def test_kl_reference_is_the_closed_form_of_the_text():
     right, wrong = ch02._kl_reference()
-    assert right == pytest.approx(np.log(2) - 0.25, abs=1e-15)  # the solution's ln 2 - 1/4
+    assert right == pytest.approx(0.5 * np.log(2) + 7 / 8, abs=1e-15)  # the solution's (1/2) ln 2 + 7/8
     assert all(abs(value - right) > 1e-3 for value in wrong.values())  # every mistake is told apart
 
 
@@ -154,7 +154,7 @@ def test_kl_value_right_answer():
     assert ch02.gaussian_kl_value(right)
     assert ch02.gaussian_kl_value(round(right, 4))
     assert ch02.gaussian_kl_value(np.float64(right))
-    assert ch02.gaussian_kl_value(np.log(2) + 0.25 - 0.5)
+    assert ch02.gaussian_kl_value(0.5 * np.log(2) + 11 / 8 - 0.5)  # the book's numbers, by hand
 
 
 @pytest.mark.parametrize(
@@ -216,13 +216,13 @@ def test_experiment_right_answers_with_other_random_streams():
     # A correct solution draws its own numbers; with 6 standard errors of tolerance it must pass
     # whatever stream it uses (the old fixed 10% tolerance failed about 1 run in 200).
     def transposed_draws(n_values, n_repeats, sigma2, rng, seed):
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng([seed, int(rng.integers(1 << 30))])  # another stream, still from rng
         rows = []
         for n in n_values:
             x = rng.standard_normal((n, n_repeats)) * np.sqrt(sigma2)
             mle_hat, unbiased = x.var(axis=0), x.var(axis=0, ddof=1)
             rows.append([mle_hat.mean(), np.mean((mle_hat - sigma2) ** 2), np.mean((unbiased - sigma2) ** 2)])
-        return rows
+        return np.array(rows)
 
     for seed in range(40):
         assert ch02.variance_mse_experiment(lambda *a, s=seed: transposed_draws(*a, s))
@@ -278,6 +278,26 @@ def test_experiment_other_mistakes():
         return out
 
     assert_fails(ch02.variance_mse_experiment(mle_mse_wrong), "column 1")
+
+
+def test_experiment_must_use_every_argument():
+    """Issue 44: an experiment that ignores an argument is told which one."""
+    fixed = {"n_repeats": 20000, "sigma2": 2.0}
+
+    def ignores(name):
+        def run(n_values, n_repeats, sigma2, rng):
+            args = {"n_repeats": n_repeats, "sigma2": sigma2}
+            args[name] = fixed.get(name, args[name])
+            return experiment(n_values, args["n_repeats"], args["sigma2"], rng)
+        return run
+
+    assert_fails(ch02.variance_mse_experiment(ignores("n_repeats")), "ignores n_repeats")
+    assert_fails(ch02.variance_mse_experiment(ignores("sigma2")), "ignores sigma2")
+    own = lambda n_values, n_repeats, sigma2, rng: experiment(n_values, n_repeats, sigma2, np.random.default_rng(0))
+    assert_fails(ch02.variance_mse_experiment(own), "ignores the generator")
+    fixed_n = lambda n_values, n_repeats, sigma2, rng: experiment([2, 3, 5, 10, 30], n_repeats, sigma2, rng)
+    assert_fails(ch02.variance_mse_experiment(fixed_n), "one row per entry of n_values")
+    assert_fails(ch02.variance_mse_experiment(lambda *a: experiment(*a).tolist()), "returned a list", "numpy array")
 
 
 def test_experiment_wrong_types():

@@ -247,8 +247,24 @@ def test_log_posterior_bad_answers_do_not_crash(answer, status, fragment):
 def test_the_long_cases_really_underflow():
     rng = np.random.default_rng(12)
     cases = list(ch._posterior_cases(rng))
-    assert [c[3] for c in cases] == [False, False, True, True]
-    for X, log_priors, log_probs, long in cases:
+    assert [c[3] for c in cases] == [False, False, True, True, "mixed"]
+    for X, log_priors, log_probs, long in cases[:4]:
         s = X @ log_probs.T + log_priors
         with np.errstate(under="ignore"):
             assert np.all(np.exp(s) == 0) == long
+    X, log_priors, log_probs, _ = cases[4]  # the mixed batch: some rows' scores lie thousands below others'
+    s = X @ log_probs.T + log_priors
+    with np.errstate(under="ignore"):
+        assert np.any(np.all(np.exp(s - s.max()) == 0, axis=1)) and np.all(np.isfinite(s - s.max(axis=1, keepdims=True)))
+
+
+def test_log_posterior_one_shift_for_the_whole_batch_is_named():
+    """Issue 44: exp(scores - scores.max()) with one maximum passes on batches of similar lengths."""
+    def global_shift(X, log_priors, log_probs):
+        scores = np.asarray(X, dtype=float) @ np.asarray(log_probs).T + log_priors
+        with np.errstate(all="ignore"):
+            P = np.exp(scores - scores.max())
+            return np.log(P / P.sum(axis=1, keepdims=True))
+
+    result = lib.checks.nb_log_posterior(global_shift)
+    assert result.status == "failed" and "own logsumexp" in result.message, result

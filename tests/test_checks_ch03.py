@@ -96,11 +96,12 @@ def test_gda_mle_other_mistakes():
     assert_fails(lib.checks.gda_mle(summed), "sum of the class covariances", "n_k / n")
 
 
-def test_gda_mle_lists_are_accepted_and_nan_is_explained():
+def test_gda_mle_lists_are_refused_and_nan_is_explained():
+    # the statement asks for arrays of given shapes: lists fail, and say so (issue 44)
     def as_lists(X, y):
         return tuple(np.asarray(a).tolist() for a in _mle(X, y))
 
-    assert lib.checks.gda_mle(as_lists).passed
+    assert_fails(lib.checks.gda_mle(as_lists), "returned a list", "numpy array")
 
     def empty_class(X, y):
         p, m, c, s = _mle(X, y)
@@ -420,3 +421,39 @@ def test_function_that_raises(check):
 def test_wrong_return_type(check):
     assert_fails(check(lambda *args: "a string"))
     assert_fails(check(lambda *args: None), "return")
+
+
+def test_gda_mle_priors_over_n_minus_1_are_named():
+    def by_n_minus_1(X, y):
+        p, m, c, s = _mle(X, y)
+        return p * len(y) / (len(y) - 1), m, c, s
+
+    assert_fails(lib.checks.gda_mle(by_n_minus_1), "n - 1", "n_k / n")
+
+
+def test_gda_n_params_float_is_refused():
+    """Issue 44: K d (d + 1) / 2 with / returns a float where a count is asked for."""
+    assert_fails(lib.checks.gda_n_params(lambda *a: float(_count(*a))), "float", "integer")
+    assert lib.checks.gda_n_params(lambda *a: np.int64(_count(*a))).passed
+
+
+def test_naive_bayes_vs_lda_must_use_n_train_and_n_test():
+    from lib.discriminant import GaussianDiscriminantAnalysis
+
+    def experiment(rho, n_train, rng, n_test=20000, *, fixed_train=None, fixed_test=None):
+        L = np.linalg.cholesky(np.array([[1.0, rho], [rho, 1.0]]))
+        mu = np.array([[0.0, 0.0], [1.0, 0.0]])
+
+        def draw(m):
+            labels = rng.integers(0, 2, size=m)
+            return mu[labels] + rng.standard_normal((m, 2)) @ L.T, labels
+
+        X, y = draw(fixed_train or n_train)
+        Xt, yt = draw(fixed_test or n_test)
+        return tuple(GaussianDiscriminantAnalysis(kind).fit(X, y).score(Xt, yt) for kind in ("diag", "tied"))
+
+    assert lib.checks.naive_bayes_vs_lda(experiment).passed
+    assert_fails(lib.checks.naive_bayes_vs_lda(lambda *a, **k: experiment(*a, **k, fixed_train=2000)),
+                 "ignores n_train")
+    assert_fails(lib.checks.naive_bayes_vs_lda(lambda *a, **k: experiment(*a, **k, fixed_test=20000)),
+                 "ignores n_test")

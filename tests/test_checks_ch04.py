@@ -153,6 +153,7 @@ def _m_step(X, resp, *, mean="right", var="right", weights="right"):
         "right": (resp * sq).sum(axis=0) / (d * nk),
         "no_d": (resp * sq).sum(axis=0) / nk,
         "by_n": (resp * sq).sum(axis=0) / (d * n),
+        "d_is_3": (resp * sq).sum(axis=0) / (3 * nk),
         "nk_minus_1": (resp * sq).sum(axis=0) / (d * (nk - 1)),
         "unweighted": sq.sum(axis=0) / (d * nk),
         "diag": np.stack([resp[:, k] @ (X - right_means[k]) ** 2 / nk[k] for k in range(len(nk))]),
@@ -269,7 +270,8 @@ def _run_em(X, weights, means, variances, n_iter, *, variant="right"):
 
 def test_run_right_answer_passes():
     assert lib.checks.em_run(_run_em).passed
-    assert lib.checks.em_run(lambda *a: list(_run_em(*a))).passed
+    # the statement asks for an array of shape (n_iter + 1,): a list fails, and says so (issue 44)
+    assert_fails(lib.checks.em_run(lambda *a: list(_run_em(*a))), "returned a list", "numpy array")
 
 
 @pytest.mark.parametrize(
@@ -504,3 +506,46 @@ def test_dempster_q_standard_failures_and_no_numbers():
     assert_standard_failure_modes(lib.checks.em_dempster_q)
     message = lib.checks.em_dempster_q(lambda *a: _dempster_q(*a, variant="new-post")).message
     assert not re.search(r"\d\.\d", message), message
+
+
+def test_run_without_log_weights_is_not_blamed_on_the_m_step():
+    """Issue 44: a log-likelihood without ln pi_k is wrong at the start; the M-step is not blamed."""
+    from scipy.special import logsumexp
+
+    def loglik(X, w, m, v):
+        d = X.shape[1]
+        sq = ((X[:, None, :] - m[None]) ** 2).sum(axis=2)
+        return float(logsumexp(-0.5 * d * np.log(2 * np.pi * v) - sq / (2 * v), axis=1).sum())  # no ln pi_k
+
+    def run(X, w, m, v, n_iter):
+        theta = (w, m, v)
+        history = [loglik(X, *theta)]
+        for _ in range(n_iter):
+            resp, _ = mixture.e_step(X, *theta, "spherical")
+            theta = mixture.m_step(X, resp, "spherical", reg_covar=0.0)
+            history.append(loglik(X, *theta))
+        return np.array(history)
+
+    result = lib.checks.em_run(run)
+    assert_fails(result, "first entry", "ln(weights)")
+    assert "M-step" not in result.message
+
+
+def test_run_must_use_the_data_it_is_given():
+    first = {}
+    assert_fails(lib.checks.em_run(lambda X, *a: _run_em(first.setdefault("X", X), *a)))
+
+
+def test_m_step_with_d_fixed_at_3_is_caught():
+    """Issue 44: variances divided by 3 * n_k passed when every data set had d = 3."""
+    assert_fails(lib.checks.em_m_step_spherical(lambda X, r: _m_step(X, r, var="d_is_3")), "3 * n_k", "X.shape[1]")
+
+
+def test_e_step_with_n_for_d_is_named():
+    def n_for_d(X, weights, means, variances):
+        n = X.shape[0]
+        sq = _sq_dist(X, means)
+        log_joint = np.log(weights) - 0.5 * n * np.log(2 * np.pi * variances) - sq / (2 * variances)
+        return _softmax(log_joint)
+
+    assert_fails(lib.checks.em_e_step(n_for_d), "number of samples", "X.shape[1]")

@@ -232,3 +232,28 @@ def test_messages_never_contain_decimal_numbers():
         msg = check(wrong).message
         assert check(wrong).status == "failed"
         assert not re.search(r"\d\.\d", msg), msg
+
+
+def test_lists_where_arrays_are_asked_for_are_refused():
+    """Issue 44: np.stack forgotten returns a list of arrays; the statements ask for arrays (K, d, d)."""
+    import lib.mixture
+
+    def full_as_list(X, weights, means, covariances):
+        resp, _ = lib.mixture.e_step(X, weights, means, covariances, "full")
+        nk = resp.sum(axis=0)
+        new_means = resp.T @ X / nk[:, None]
+        covs = [(resp[:, k] * (X - new_means[k]).T) @ (X - new_means[k]) / nk[k] for k in range(len(nk))]
+        return nk / len(X), new_means, covs
+
+    result = lib.checks.em_m_step_full(full_as_list)
+    assert result.status == "failed" and "returned a list" in result.message, result
+
+    def map_as_list(X, resp, prior_scale, prior_dof):
+        n, d = X.shape
+        nk = resp.sum(axis=0)
+        means = resp.T @ X / nk[:, None]
+        return [(prior_scale + (resp[:, k] * (X - means[k]).T) @ (X - means[k])) / (nk[k] + prior_dof + d + 1)
+                for k in range(len(nk))]
+
+    result = lib.checks.em_map_covariances(map_as_list)
+    assert result.status == "failed" and "numpy array" in result.message, result

@@ -67,7 +67,9 @@ def test_elbo_discrete_catches_zero_times_minus_infinity():
 
 
 def test_elbo_gap_accepts_the_value_and_names_wrong_ones():
-    lj = np.array([np.log(0.75) - 0.5 * np.log(2 * np.pi) - 2.0, np.log(0.25) - 0.5 * np.log(2 * np.pi)])
+    # the book's numbers: pi_1 = 1/4, delta = 2, x = 2.5, q = (1/2, 1/2)
+    lj = np.array([np.log(0.75) - 0.5 * np.log(2 * np.pi) - 0.5 * 2.5**2,
+                   np.log(0.25) - 0.5 * np.log(2 * np.pi) - 0.5 * 0.5**2])
     q = np.array([0.5, 0.5])
     gap = V.log_evidence(lj) - V.elbo(lj, q)
     assert checks.elbo_gap_by_hand(gap)
@@ -262,3 +264,12 @@ def test_mean_field_gap_accepts_right_answer_and_names_mistakes():
     assert_fails(checks.mean_field_gap(unconverged), "convergence")
     assert_fails(checks.mean_field_gap(lambda X, p: gap_right(X, p) / len(X)), "per data point")
     assert_fails(checks.mean_field_gap(lambda X: 0.0), "raised an exception")
+
+
+def test_hard_em_step_nearest_mean_is_named():
+    """Issue 44: assigning each point to its nearest mean was told only about the weights."""
+    def nearest(X, w, mu, cov):
+        labels = np.argmin(((X[:, None, :] - mu[None]) ** 2).sum(axis=2), axis=1)
+        return mixture.m_step(X, np.eye(len(w))[labels], "full")
+
+    assert_fails(checks.hard_em_step(nearest), "nearest mean", "covariances")

@@ -482,3 +482,35 @@ def expect_scalar(value, what, *, name="your function"):
         raise Failure(f"{name} returned NaN for {what}; look for 0 * log(0), 0/0 or a log of a negative number.")
     return out
 
+
+def expect_ndarray(value, shape, what, *, name="your function", finite=True):
+    """Like :func:`expect_array`, for a statement that asks for a numpy array: a list, a tuple or a
+    number in its place fails with a message that says so (issue 44)."""
+    if not isinstance(value, np.ndarray) and isinstance(value, (list, tuple, int, float, np.generic)) \
+            and not isinstance(value, bool):
+        try:
+            same_shape = np.shape(value) == tuple(shape)
+        except ValueError:  # ragged
+            same_shape = False
+        if same_shape:
+            raise Failure(
+                f"{name} returned a {type(value).__name__}; the statement asks for {what} as a numpy array of "
+                f"shape {tuple(shape)}: build it with np.array(...) (or np.stack for a list of arrays)."
+            )
+    return expect_array(value, shape, what, name=name, finite=finite)
+
+
+def expect_count(value, what, *, name="your function"):
+    """Return ``value`` as a Python int, or raise :class:`Failure`: the statement asks for an integer (a
+    count), so a float, even a whole one, fails with a clear message (issue 44)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise Failure(f"{name} should return {what} as an integer, got a boolean.")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        raise Failure(
+            f"{name} returned a float for {what}; a count is an integer. Use integer arithmetic "
+            "(// instead of / for a halving that is exact, or int(...))."
+        )
+    shape = f" of shape {np.shape(value)}" if isinstance(value, (np.ndarray, list, tuple)) else ""
+    raise Failure(f"{name} should return {what} as a single integer, got a {type(value).__name__}{shape}.")

@@ -5,6 +5,8 @@ Each check runs the student's function on generated inputs, compares it with
 it recognises.
 """
 
+import functools
+
 import numpy as np
 from scipy.special import expit, logsumexp
 from scipy.stats import norm
@@ -145,21 +147,45 @@ def _softmax_variant(W, b, X, y, *, integer_y=False, sigmoid=False, intercept=Tr
     return R.T @ X, R.sum(axis=0)
 
 
-@check(
-    "ex-dvg-softmax-gradient",
-    "the gradients with respect to W and b match sum_i (onehot(y_i) - softmax(W x_i + b)) x_i^T on 4 "
-    "problems (2 to 4 classes, 1 to 3 features), including scores of size 800 that overflow a naive exp.",
-    forbid=("lib.logistic.gradient", "lib.logistic.softmax"),
-)
-def softmax_gradient(student_fn):
-    rng = np.random.default_rng(101)
+def _softmax_cases(rng):
+    """(W, b, X, y, kind): kind "big" shifts every row by 800, "rows" gives rows whose scores lie far
+    apart (a row's scores up to about 1600 below the batch's largest) and leaves the last class out."""
     for n, K, d, big in [(9, 3, 2, False), (6, 4, 3, False), (7, 2, 1, False), (8, 3, 2, True)]:
         X = rng.normal(size=(n, d))
         y = rng.permutation(np.arange(n) % K)
         W = rng.normal(size=(K, d))
         b = np.array([800.0, 0.0, -800.0]) if big else 0.5 * rng.normal(size=K) + 0.3
-        out = expect_tuple(call(student_fn, W, b, X, y, name="softmax_gradient"),
-                           2, "the pair (grad_W, grad_b)", name="softmax_gradient")
+        yield W, b, X, y, "big" if big else ""
+    # 5 classes, 2 features; rows 0 and 1 have scores of about +-800, row 2 scores near 0; class 4 absent
+    W = np.vstack([2 * np.eye(2), -2 * np.eye(2), [[0.5, 0.5]]]) + 0.05 * rng.normal(size=(5, 2))
+    X = np.vstack([[400.0, 0.0], [0.0, -400.0], [0.3, -0.2], rng.normal(size=(5, 2))])
+    y = np.array([0, 3, 2, 1, 0, 2, 3, 1])
+    yield W, 0.2 * rng.normal(size=5), X, y, "rows"
+
+
+@check(
+    "ex-dvg-softmax-gradient",
+    "the gradients with respect to W and b match sum_i (onehot(y_i) - softmax(W x_i + b)) x_i^T on 5 "
+    "problems (2 to 5 classes, 1 to 3 features), including scores of size 800 that overflow a naive exp, "
+    "rows whose scores lie far apart, and a batch in which the last class does not occur.",
+    forbid=("lib.logistic.gradient", "lib.logistic.softmax"),
+)
+def softmax_gradient(student_fn):
+    rng = np.random.default_rng(101)
+    for W, b, X, y, kind in _softmax_cases(rng):
+        (n, d), K = X.shape, W.shape[0]
+        big = kind == "big"
+        try:
+            out = call(student_fn, W, b, X, y, name="softmax_gradient")
+        except Failure as failure:
+            if kind == "rows" and "raised an exception" in str(failure):
+                raise Failure(
+                    f"{failure} This batch has no sample of the last class ({K - 1}): if you take the number "
+                    "of classes from the labels (y.max() + 1), take it from the parameters instead, "
+                    "K = W.shape[0]."
+                ) from None
+            raise
+        out = expect_tuple(out, 2, "the pair (grad_W, grad_b)", name="softmax_gradient")
         raw = np.asarray(out[0], dtype=float) if not isinstance(out[0], (str, bytes)) else None
         if raw is not None and raw.shape == (K, d) and not np.all(np.isfinite(raw)):
             if big:
@@ -167,6 +193,13 @@ def softmax_gradient(student_fn):
                     "NaN or inf in grad_W when some scores are about 800: exp(800) overflows and inf/inf = NaN. "
                     "Subtract each row's largest score before exponentiating (softmax is unchanged by adding "
                     "a constant to all scores), or use scipy.special.softmax(T, axis=1)."
+                )
+            if kind == "rows":
+                raise Failure(
+                    "NaN or inf in grad_W on a batch whose rows have very different scores (one row's scores "
+                    "lie about 800 below another's): subtracting one maximum over the whole array leaves "
+                    "exp(-800) = 0 in every entry of such a row, and 0/0 = NaN. Subtract each row's own "
+                    "maximum, T.max(axis=1, keepdims=True)."
                 )
         gW = expect_array(out[0], (K, d), "grad_W (one row per class)", name="softmax_gradient")
         gb = expect_array(out[1], (K,), "grad_b (one entry per class)", name="softmax_gradient")
@@ -230,7 +263,7 @@ def sgd_epoch(student_fn):
     rng = np.random.default_rng(102)
     for n, d, lr in [(6, 2, 0.5), (9, 3, 0.1), (5, 1, 1.0)]:
         X, y = _overlapping_problem(rng, n, d)
-        w, b = 0.3 * rng.normal(size=d), 0.2
+        w, b = 0.3 * rng.normal(size=d), float(np.round(rng.uniform(-1.0, 1.0), 3))
         order = rng.permutation(n)
         while np.array_equal(order, np.arange(n)):
             order = rng.permutation(n)
@@ -286,7 +319,12 @@ def sgd_epoch(student_fn):
 # ----------------------------------------------------------- ex-dvg-newton --
 
 
-def _newton_variant(w, b, X, y, *, weights="s", intercept=True, sign=1.0, step_only=False, scale=1.0):
+def _newton_variant(w, b, X, y, *, weights="s", intercept=True, sign=1.0, step_only=False, scale=1.0,
+                    blocks=False):
+    if blocks:  # w and b stepped with their own Hessian blocks, the cross terms dropped
+        p = expit(X @ w + b)
+        s = p * (1 - p)
+        return (w + np.linalg.solve((X.T * s) @ X, X.T @ (y - p)), float(b + np.sum(y - p) / np.sum(s)))
     Xt = np.column_stack([X, np.ones(len(y))]) if intercept else X
     theta = np.append(w, b) if intercept else np.array(w, dtype=float)
     p = expit(X @ w + b)
@@ -308,7 +346,7 @@ def newton_step(student_fn):
     rng = np.random.default_rng(103)
     for n, d in [(30, 2), (40, 3), (25, 1)]:
         X, y = _overlapping_problem(rng, n, d)
-        w, b = 0.5 * rng.normal(size=d), -0.3
+        w, b = 0.5 * rng.normal(size=d), float(np.round(rng.uniform(-1.0, 1.0), 3))
         out = expect_tuple(call(student_fn, w, b, X, y, name="newton_step"),
                            2, "the pair (w, b)", name="newton_step")
         got_w = expect_array(out[0], (d,), "the new w", name="newton_step")
@@ -341,6 +379,12 @@ def newton_step(student_fn):
             raise Failure(
                 "your step is n times too large or too small: the gradient and the Hessian must both be sums "
                 "over samples (or both means). Averaging only one of them scales the step by n."
+            )
+        if same(_newton_variant(w, b, X, y, blocks=True)):
+            raise Failure(
+                "you stepped w and b separately, each with its own block of the Hessian (X^T S X for w, "
+                "sum_i s_i for b): the cross terms sum_i s_i x_i couple them. Append a column of ones to X "
+                "and solve one (d+1) x (d+1) system for the step of theta = (w, b)."
             )
         if same(_newton_variant(w, b, X, y, intercept=False)):
             raise Failure(
@@ -512,10 +556,33 @@ def _shared_nb_excess(n_repeats=100, seed=20260):
     return float(np.mean(expected[:5]) - expected[-1])
 
 
+@functools.lru_cache(maxsize=None)
+def _small_sample_errors(n=10, n_repeats=100, n_test=2000, seed=20261):
+    """Expected test errors at n = 10 of logistic regression (l2 = 0.01; exact errors of its linear rule)
+    and of per-class-variance naive Bayes (on a test set), on the exercise's problem: (lr, per_class)."""
+    rng = np.random.default_rng(seed)
+    d, delta = _NB_RIGHT_D, _NB_RIGHT_DELTA
+    means = np.vstack([np.zeros(d), np.full(d, delta)])
+    y_test = rng.permutation(np.arange(n_test) % 2)
+    X_test = means[y_test] + rng.standard_normal((n_test, d))
+    lr_errors, pc_errors = [], []
+    for _ in range(n_repeats):
+        y = rng.permutation(np.arange(n) % 2)
+        X = means[y] + rng.standard_normal((n, d))
+        fit = logistic.LogisticRegression(l2=0.01).fit(X, y)
+        lr_errors.append(discriminant.linear_rule_error(fit.coef_[0], fit.intercept_[0], means, np.eye(d)))
+        mu = np.array([X[y == k].mean(axis=0) for k in (0, 1)])
+        var = np.array([X[y == k].var(axis=0) for k in (0, 1)])
+        log_joint = np.column_stack([-0.5 * np.sum(np.log(var[k]) + (X_test - mu[k]) ** 2 / var[k], axis=1)
+                                     for k in (0, 1)])  # equal priors
+        pc_errors.append(np.mean(np.argmax(log_joint, axis=1) != y_test))
+    return float(np.mean(lr_errors)), float(np.mean(pc_errors))
+
+
 @check(
     "ex-dvg-nb-right",
     "both learning curves have the requested sizes, lie in [0, 0.6], are not training errors (logistic "
-    "regression errs on more than 5% of the test points at n = 10), end "
+    "regression errs on more than 5% of the test points at n = 10, within 0.06 of its expected error), end "
     "within 0.03 (naive Bayes) and 0.04 (logistic regression) of the Bayes error, the naive Bayes curve "
     "falls from n = 10 to 63 as shared-variance naive Bayes does (within 0.03 on average, which the "
     "per-class-variance variant does not), and naive Bayes is ahead on average for 25 to 250 training points.",
@@ -550,6 +617,19 @@ def naive_bayes_right(sizes, nb_errors, lr_errors):
             "logistic regression makes almost no mistakes with 10 training points in 40 dimensions. With n < d "
             "the training points are always linearly separable, so this is the TRAINING error: measure the "
             "error on the held-out test set."
+        )
+    # Logistic regression at n = 10: 16 repeats and a 2000-point test set put about 0.016 of noise on it.
+    lr_10, per_class_10 = _small_sample_errors()
+    if abs(lr[0] - lr_10) > 0.06:
+        if abs(lr[0] - per_class_10) <= 0.06:
+            raise Failure(
+                "your logistic-regression errors at n = 10 look like those of naive Bayes with per-class variances "
+                "(row 1 of learning_curves), not of logistic regression (row 2): check which row you took."
+            )
+        raise Failure(
+            "your logistic-regression error at n = 10 is far from what lib.logistic.LogisticRegression(l2=0.01) "
+            "gives on this problem on average: check the model, its l2 penalty and that you average over at "
+            "least 16 training sets."
         )
     # The tolerances allow for the noise of a 2000-point test set shared by the whole curve.
     if abs(nb[-1] - bayes) > 0.03:

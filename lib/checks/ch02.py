@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import mle
 from . import _variants
-from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, expect_tuple
+from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_ndarray, expect_scalar, expect_tuple
 
 __all__ = [
     "bernoulli_mle",
@@ -279,7 +279,10 @@ def spherical_gaussian_mle(student_fn):
 
 # ---------------------------------------------------- ex-gaussian-kl-value --
 
-# Variants: p = N(mu0, var0), q = N(mu1, var1); variant 0 is the book's p = N(1, 1), q = N(0, 4).
+# Variants: p = N(mu0, var0), q = N(mu1, var1); variant 0 is the book's p = N(1, 2), q = N(-2, 4) (with
+# sigma_0^2 = 1 and mu_0 - mu_1 = 1, as the book had them, a ratio without sigma_0^2, a sum of the means
+# or a lost square gave the right number, and with mu_0 - mu_1 = 2 a square taken as a doubling: issue
+# 44's mutation test).
 _KL_TOLERANCE = 1.5e-4  # the answer to 4 decimals, one unit either way
 
 
@@ -338,7 +341,7 @@ def _kl_draw(rng):
 
 _variants.register(_variants.Spec(
     "ex-gaussian-kl-value",
-    book={"mu0": 1.0, "var0": 1.0, "mu1": 0.0, "var1": 4.0},
+    book={"mu0": 1.0, "var0": 2.0, "mu1": -2.0, "var1": 4.0},
     draw=_kl_draw,
     degenerate=_kl_degenerate,
     describe=lambda p: f"p = N({p['mu0']:g}, {p['var0']:g}) and q = N({p['mu1']:g}, {p['var1']:g}) "
@@ -419,20 +422,52 @@ def _experiment_expectations(n_values, n_repeats, sigma2):
             np.array(mse_unb), np.array(tol_unb))
 
 
+def _experiment_uses_its_arguments(student_fn):
+    """Small runs that differ in one argument only: a table that does not change ignores it."""
+    name = "variance_mse_experiment"
+
+    def table(n_values, n_repeats, sigma2, seed):
+        out = call(student_fn, np.array(n_values), n_repeats, sigma2, np.random.default_rng(seed), name=name)
+        try:
+            shape = np.shape(out)
+        except ValueError:  # ragged: expect_ndarray below says so
+            shape = None
+        if shape is not None and len(shape) == 2 and shape != (len(n_values), 3):
+            raise Failure(
+                f"called with n_values = {n_values}, your table has shape {shape}; it needs one row per "
+                "entry of n_values: loop over the n_values you are given."
+            )
+        return expect_ndarray(out, (len(n_values), 3), "the table", name=name)
+
+    base = table([4, 8], 1, 0.5, 6)
+    for changed, what in [(table([4, 8], 2, 0.5, 6), "n_repeats (1 and 2, same generator)"),
+                          (table([4, 8], 1, 2.0, 6), "sigma2 (0.5 and 2, same generator)"),
+                          (table([4, 8], 1, 0.5, 7), "the generator rng (two different seeds)")]:
+        if np.array_equal(changed, base):
+            argument = what.split(" (")[0]
+            raise Failure(
+                f"your table is exactly the same for two values of {what}: the function ignores {argument}. "
+                f"Use the argument itself (not a fixed number or a generator of your own) when drawing the "
+                "samples and computing the errors."
+            )
+
+
 def _near(values, target, rel_tol):
     return bool(np.all(np.abs(values - target) <= rel_tol * np.abs(target)))
 
 
 @check("ex-variance-mse-experiment",
        "on n = 2, 3, 5, 10, 30 with 20,000 repetitions: shape, the average of the MLE near (n-1)/n sigma^2, "
-       "and both mean squared errors near their exact values within Monte Carlo error.")
+       "and both mean squared errors near their exact values within Monte Carlo error; the table is a numpy "
+       "array and changes with each argument (other n_values, n_repeats, sigma2 and generators).")
 def variance_mse_experiment(student_fn):
     n_values = _EXPERIMENT_N.copy()
     sigma2 = _EXPERIMENT_SIGMA2
     out = call(student_fn, n_values, _EXPERIMENT_REPEATS, sigma2, np.random.default_rng(5),
                name="variance_mse_experiment")
-    got = expect_array(out, (n_values.shape[0], 3), "the table (average MLE, MSE of MLE, MSE of unbiased)",
-                       name="variance_mse_experiment")
+    got = expect_ndarray(out, (n_values.shape[0], 3), "the table (average MLE, MSE of MLE, MSE of unbiased)",
+                         name="variance_mse_experiment")
+    _experiment_uses_its_arguments(student_fn)
     n = n_values.astype(float)
     mean_mle, tol_mean, mse_mle, tol_mle, mse_unbiased, tol_unb = _experiment_expectations(
         n_values, _EXPERIMENT_REPEATS, sigma2)

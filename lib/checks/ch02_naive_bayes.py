@@ -146,19 +146,21 @@ def _diagnose_word_log_probs(got, X, y, K, alpha, V, name):
 
 def _posterior_cases(rng):
     # (X, log_priors, log_probs, long?): short documents first, then very long ones
-    for K, V, length, long in ((2, 6, 5, False), (3, 40, 60, False), (2, 50, 4000, True), (3, 30, 6000, True)):
+    for K, V, length, long in ((2, 6, 5, False), (3, 40, 60, False), (2, 50, 4000, True), (3, 30, 6000, True),
+                               (3, 30, None, "mixed")):
         theta = rng.dirichlet(np.full(V, 0.8), size=K)
         theta = np.maximum(theta, 1e-6)
         theta /= theta.sum(axis=1, keepdims=True)
         priors = rng.dirichlet(np.full(K, 3.0))
-        n = 7
-        X = np.stack([rng.multinomial(length, theta[rng.integers(K)]) for _ in range(n)])
+        # "mixed": one batch of documents of 0 to 6000 words, whose scores lie thousands apart
+        lengths = (3, 6000, 0, 50, 4000, 12) if long == "mixed" else (length,) * 7
+        X = np.stack([rng.multinomial(m, theta[rng.integers(K)]) for m in lengths])
         yield X, np.log(priors), np.log(theta), long
 
 
 @check("ex-nb-log-posterior",
-       "matches the log posteriors on 4 generated data sets (2 or 3 classes), two with documents "
-       "of 4000 and 6000 words whose probabilities underflow.",
+       "matches the log posteriors on 5 generated data sets (2 or 3 classes), two with documents "
+       "of 4000 and 6000 words whose probabilities underflow, one mixing documents of 0 to 6000 words.",
        forbid=("lib.naive_bayes.log_posterior", "lib.naive_bayes.multinomial_log_joint"))
 def nb_log_posterior(student_fn):
     rng = np.random.default_rng(12)
@@ -173,6 +175,18 @@ def nb_log_posterior(student_fn):
             short_ok = short_ok or not long
             continue
         if not np.all(np.isfinite(got)):
+            scores = np.asarray(X, dtype=float) @ log_probs.T + log_priors
+            with np.errstate(all="ignore"):
+                shifted = np.exp(scores - scores.max())  # one shift for the whole array
+                one_shift = np.log(shifted / shifted.sum(axis=1, keepdims=True))
+            if long and short_ok and not np.all(np.isfinite(one_shift)) and np.any(np.isfinite(one_shift)) \
+                    and np.array_equal(np.isfinite(got), np.isfinite(one_shift)):
+                raise Failure(
+                    "right on short documents, but NaN or infinite values in the rows of a batch whose "
+                    "scores lie hundreds or thousands apart (documents of very different lengths): one "
+                    "maximum (or one shift) for the whole array leaves exp(...) = 0 in every entry of the "
+                    "rows far below it. Normalise each row by its own logsumexp (axis=1, keepdims=True)."
+                )
             if long and short_ok:
                 raise Failure(
                     "right on short documents, but NaN or infinite values on documents of several "

@@ -9,7 +9,7 @@ from scipy.special import logsumexp
 from scipy.stats import norm
 
 from .. import discriminant
-from ._core import Failure, call, check, expect_array, expect_scalar, expect_tuple
+from ._core import Failure, call, check, expect_array, expect_count, expect_ndarray, expect_scalar, expect_tuple
 
 __all__ = ["gda_mle", "gda_posterior", "lda_logistic", "gda_n_params", "naive_bayes_vs_lda"]
 
@@ -36,15 +36,16 @@ def _spd(rng, d):
     return A @ A.T + 0.5 * np.eye(d)
 
 
-def _array(value, shape, what, name, nan_hint):
-    """:func:`expect_array` with a NaN/inf message that fits this exercise (``nan_hint``)."""
+def _array(value, shape, what, name, nan_hint, ndarray=False):
+    """:func:`expect_array` with a NaN/inf message that fits this exercise (``nan_hint``); ``ndarray``:
+    the statement asks for a numpy array, and a list is refused (:func:`expect_ndarray`)."""
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         arr = None
     if arr is not None and arr.shape == tuple(shape) and not np.all(np.isfinite(arr)):
         raise Failure(f"{name} returned NaN or an infinite value in {what}: {nan_hint}")
-    return expect_array(value, shape, what, name=name)
+    return (expect_ndarray if ndarray else expect_array)(value, shape, what, name=name)
 
 
 def _gaussian_terms(X, means, covs):
@@ -66,7 +67,8 @@ def _normalise(log_joint):
 @check(
     "ex-gda-mle",
     "priors, class means, class covariances and the pooled covariance match the maximum-likelihood "
-    "estimates on 4 labelled data sets (2 and 3 classes, equal and unequal class sizes, 2 and 3 features).",
+    "estimates (numpy arrays) on 4 labelled data sets (2 and 3 classes, equal and unequal class sizes, 2 and 3 "
+    "features).",
     forbid=("lib.discriminant.fit_class_gaussians", "lib.discriminant.class_gaussians",
             "lib.mle.gaussian_mle"),
 )
@@ -82,10 +84,10 @@ def gda_mle(student_fn):
                            "(priors, means, covariances, pooled)", name="gda_mle")
         nan_hint = ("usually a class with no rows (a mean over zero rows is NaN) or a division by a zero "
                     "count; the labels run from 0 to K - 1 and every class is present.")
-        priors = _array(out[0], (K,), "the priors", "gda_mle", nan_hint)
-        means = _array(out[1], (K, d), "the class means", "gda_mle", nan_hint)
-        covs = _array(out[2], (K, d, d), "the class covariances", "gda_mle", nan_hint)
-        pooled = _array(out[3], (d, d), "the pooled covariance", "gda_mle", nan_hint)
+        priors = _array(out[0], (K,), "the priors", "gda_mle", nan_hint, ndarray=True)
+        means = _array(out[1], (K, d), "the class means", "gda_mle", nan_hint, ndarray=True)
+        covs = _array(out[2], (K, d, d), "the class covariances", "gda_mle", nan_hint, ndarray=True)
+        pooled = _array(out[3], (d, d), "the pooled covariance", "gda_mle", nan_hint, ndarray=True)
         ref_priors, ref_means, ref_covs = discriminant.fit_class_gaussians(X, y, "full")
         _, _, ref_pooled = discriminant.fit_class_gaussians(X, y, "tied")
 
@@ -97,6 +99,9 @@ def gda_mle(student_fn):
                     "your priors are uniform (1/K). That is right only when all classes have the same "
                     "size; the MLE is the class frequency n_k / n."
                 )
+            if _close(priors, counts / (n - 1)):
+                raise Failure("your priors divide the class counts by n - 1; the MLE n_k / n divides by n "
+                              "(the priors sum to one).")
             if _close(priors, ref_priors[::-1]) and K == 2:
                 raise Failure("your priors are in the wrong order: priors[k] belongs to the class labelled k.")
             raise Failure("the priors are not the class frequencies n_k / n (count the labels equal to k).")
@@ -140,6 +145,9 @@ def gda_mle(student_fn):
                 raise Failure(
                     "your pooled covariance divides by n - K (the unbiased estimate); the MLE divides by n."
                 )
+            if _close(pooled, ref_pooled * n / (n - 1)):
+                raise Failure("your pooled covariance divides by n - 1; the MLE divides the within-class "
+                              "scatter by n.")
             if _close(pooled, ref_pooled * n):
                 raise Failure("your pooled covariance is the within-class scatter: divide it by n.")
             if _close(pooled, ref_covs.sum(axis=0)):
@@ -314,14 +322,14 @@ def lda_logistic(student_fn):
 
 @check(
     "ex-gda-n-params",
-    "the parameter counts of all four covariance types match the formula for 6 values of (d, K).",
+    "the parameter counts (integers) of all four covariance types match the formula for 6 values of (d, K).",
     forbid=("lib.discriminant.n_parameters",),
 )
 def gda_n_params(student_fn):
     for d, K in [(1, 2), (2, 3), (4, 3), (5, 2), (10, 4), (3, 7)]:
         for covariance_type in ("full", "tied", "diag", "spherical"):
-            got = expect_scalar(call(student_fn, d, K, covariance_type, name="n_params"),
-                                f"the number of parameters for covariance_type={covariance_type!r}", name="n_params")
+            got = expect_count(call(student_fn, d, K, covariance_type, name="n_params"),
+                               f"the number of parameters for covariance_type={covariance_type!r}", name="n_params")
             want = discriminant.n_parameters(d, K, covariance_type)
             if got == want:
                 continue
@@ -363,8 +371,9 @@ def _theory_accuracies(rho, delta=1.0):
 
 @check(
     "ex-gda-naive-bayes",
-    "both accuracies lie in [0, 1], are reproducible for a fixed seed and change with the seed, and with "
-    "2000 training points are within 0.03 of their large-sample values for rho = 0 and rho = 0.9.",
+    "both accuracies lie in [0, 1], are reproducible for a fixed seed, change with the seed and follow "
+    "n_train and n_test, and with 2000 training points are within 0.03 of their large-sample values for "
+    "rho = 0 and rho = 0.9.",
 )
 def naive_bayes_vs_lda(student_fn):
     for rho in (0.0, 0.9):
@@ -404,3 +413,21 @@ def naive_bayes_vs_lda(student_fn):
                 f"with rho = {rho} the naive Bayes accuracy is far from its large-sample value; fit it with "
                 'covariance_type="diag" on the same training set.'
             )
+        if rho > 0:  # the sizes are arguments: a smaller training or test set gives other accuracies
+            def pair(*args, **kwargs):
+                out = expect_tuple(call(student_fn, *args, name="naive_bayes_vs_lda", **kwargs), 2,
+                                   "(accuracy_nb, accuracy_lda)", name="naive_bayes_vs_lda")
+                return [expect_scalar(v, "an accuracy", name="naive_bayes_vs_lda") for v in out]
+
+            small = pair(rho, 20, np.random.default_rng(5))
+            if small[0] == acc_nb and small[1] == acc_lda:
+                raise Failure(
+                    "with n_train = 20 instead of 2000 (and the same seed) your accuracies are exactly the same: "
+                    "your function ignores n_train. Draw a training set of n_train points."
+                )
+            counts = 400 * np.array(pair(rho, 2000, np.random.default_rng(5), n_test=400))
+            if not np.allclose(counts, np.round(counts), rtol=0, atol=1e-6):
+                raise Failure(
+                    "with n_test = 400 your accuracies are not multiples of 1/400: your function ignores n_test. "
+                    "Draw a test set of n_test points and report the fraction classified correctly."
+                )

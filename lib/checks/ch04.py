@@ -11,7 +11,7 @@ from importlib import import_module
 import numpy as np
 
 from . import _variants
-from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, expect_tuple
+from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_ndarray, expect_scalar, expect_tuple
 
 __all__ = ["em_e_step", "em_m_step_spherical", "em_second_iteration", "em_run", "em_lower_bound", "em_dempster_q"]
 
@@ -109,6 +109,9 @@ def em_e_step(student_fn):
             (log_w - 0.5 * np.log(2 * np.pi * variances) - sq / (2 * variances),
              "the normalising constant of a d-dimensional spherical Gaussian is (2 pi sigma^2)^(-d/2): "
              "the factor d is missing."),
+            (log_w - 0.5 * n * np.log(2 * np.pi * variances) - sq / (2 * variances),
+             "the normalising constant uses the number of samples n = X.shape[0] where the dimension "
+             "d = X.shape[1] belongs: a d-dimensional spherical Gaussian has (2 pi sigma^2)^(-d/2)."),
             (log_w + 0.5 * d * np.log(2 * np.pi * variances) - sq / (2 * variances),
              "the log-determinant term has the wrong sign: the log-density has -(d/2) ln(2 pi sigma_k^2) "
              "(a wider component has a lower peak), not +(d/2) ln(2 pi sigma_k^2)."),
@@ -148,14 +151,13 @@ def em_e_step(student_fn):
 @check(
     "ex-em-m-step",
     "matches equations em-m-step-weights, em-m-step-means and em-m-step-cov (spherical) "
-    "on 3 data sets in d = 3 with uneven responsibilities.",
+    "on 3 data sets (d = 3, 2 and 5) with uneven responsibilities.",
     forbid=("lib.mixture.m_step",),
 )
 def em_m_step_spherical(student_fn):
     mixture = _mixture()
     rng = np.random.default_rng(41)
-    for n, K in [(30, 3), (45, 2), (25, 4)]:
-        d = 3
+    for n, K, d in [(30, 3, 3), (45, 2, 2), (25, 4, 5)]:
         X = rng.normal(size=(n, d)) * 1.5 + rng.normal(scale=3.0, size=d) + 4.0  # mean far from 0
         resp = rng.dirichlet(np.full(K, 0.4), size=n)
         resp[: K, :] = np.eye(K)  # every component owns at least one point outright
@@ -216,6 +218,8 @@ def em_m_step_spherical(student_fn):
                 (weighted / (d * n), "your variances divide by d * n; a component's variance divides by "
                                      "d * n_k, its own soft count."),
                 (weighted / n, "your variances divide by n and miss the 1/d: use d * n_k."),
+                (weighted / (3 * nk), "your variances divide by 3 * n_k, right only in d = 3: divide by d * n_k "
+                                      "with d = X.shape[1], the dimension of the data you are given."),
                 (sq.sum(axis=0) / (d * nk), "your variances ignore the responsibilities: weight each "
                                             "squared distance ||x_i - mu_k||^2 by resp[i, k]."),
                 (sq.sum(axis=0) / nk, "your variances ignore the responsibilities and the 1/d: use "
@@ -362,45 +366,40 @@ def _reference_history(mixture, X, weights, means, variances, n_iter):
 
 @check(
     "ex-em-run",
-    "your log-likelihood sequences never decrease and match EM from the same 3 starting points "
-    "(8 and 5 iterations, unequal initial weights).",
+    "your log-likelihood sequences (numpy arrays) never decrease and match EM from the same 4 starting "
+    "points on 2 data sets (5 to 8 iterations, unequal initial weights).",
     forbid=("lib.mixture.GaussianMixture.fit",),
 )
 def em_run(student_fn):
     mixture = _mixture()
     rng = np.random.default_rng(42)
     X, weights, means, variances = _spherical_problem(rng, 60, 2, 3, spread=3.0)
+    X2, weights2, means2, _ = _spherical_problem(rng, 45, 3, 2, spread=3.0)  # another data set, d = 3, K = 2
     starts = [
-        (weights, means, np.ones(3), 8),
-        (np.array([0.5, 0.3, 0.2]), X[rng.choice(len(X), 3, replace=False)], np.full(3, 2.0), 8),
-        (np.array([0.2, 0.2, 0.6]), X[rng.choice(len(X), 3, replace=False)], np.array([0.5, 1.0, 3.0]), 5),
+        (X, weights, means, np.ones(3), 8),
+        (X, np.array([0.5, 0.3, 0.2]), X[rng.choice(len(X), 3, replace=False)], np.full(3, 2.0), 8),
+        (X, np.array([0.2, 0.2, 0.6]), X[rng.choice(len(X), 3, replace=False)], np.array([0.5, 1.0, 3.0]), 5),
+        (X2, weights2, means2, np.array([2.0, 0.7]), 6),
     ]
-    for w0, m0, v0, n_iter in starts:
+    for X, w0, m0, v0, n_iter in starts:
         out = call(student_fn, X, w0, m0, v0, n_iter, name="run_em")
         try:
             arr = np.asarray(out, dtype=np.float64).ravel()
         except (TypeError, ValueError):
             raise Failure(
-                f"run_em should return the log-likelihoods as a list or 1-D array of numbers, got {type(out).__name__}."
+                f"run_em should return the log-likelihoods as a 1-D numpy array of numbers, got {type(out).__name__}."
             ) from None
         if arr.size == n_iter:
             raise Failure(
                 f"run_em returned {n_iter} values for n_iter={n_iter}; return n_iter + 1: the first is the "
                 "log-likelihood at the initial parameters, before any iteration."
             )
-        history = expect_array(arr, (n_iter + 1,), "the log-likelihood history", name="run_em")
+        history = expect_ndarray(out, (n_iter + 1,), "the log-likelihood history", name="run_em")
         want = _reference_history(mixture, X, w0, m0, v0, n_iter)
         if np.allclose(-history, want, rtol=1e-7, atol=1e-9) or np.allclose(-history, want / len(X), rtol=1e-7):
             raise Failure(
                 "your values have the wrong sign: record the log-likelihood ell(theta) of equation gmm-loglik "
                 "(negative here, and rising under EM), not the negative log-likelihood."
-            )
-        drops = np.flatnonzero(np.diff(history) < -1e-8 * np.maximum(1.0, np.abs(history[1:])))
-        if drops.size:
-            raise Failure(
-                f"your log-likelihood decreases at iteration {drops[0] + 1}, but EM never lowers it "
-                "(corollary cor-em-monotone). Look for a bug in the M-step: means divided by n_k, "
-                "variances by d * n_k, computed with the new means."
             )
         if np.allclose(history, want, rtol=1e-7, atol=1e-9):
             continue
@@ -409,6 +408,8 @@ def em_run(student_fn):
                 "you recorded the average log-likelihood per sample; record the total ell(theta) of "
                 "equation gmm-loglik (the sum over the samples)."
             )
+        # The log-likelihood at the starting parameters involves no M-step: judge it first, so that a
+        # decrease is blamed on the M-step only when the log-likelihood itself has been shown right.
         if not np.isclose(history[0], want[0], rtol=1e-7):
             if np.isclose(history[0], want[1], rtol=1e-7):
                 raise Failure(
@@ -419,6 +420,13 @@ def em_run(student_fn):
                 "your first entry is not the log-likelihood ell(theta) (equation gmm-loglik) at the initial "
                 "parameters; check the log-likelihood computation (log-sum-exp over the components, "
                 "including ln(weights))."
+            )
+        drops = np.flatnonzero(np.diff(history) < -1e-8 * np.maximum(1.0, np.abs(history[1:])))
+        if drops.size:
+            raise Failure(
+                f"your log-likelihood is right at the starting parameters but decreases at iteration "
+                f"{drops[0] + 1}, and EM never lowers it (corollary cor-em-monotone). Look for a bug in the "
+                "M-step: weights n_k / n, means divided by n_k, variances by d * n_k, computed with the new means."
             )
         raise Failure(
             "your sequence is monotone and starts right, but later entries differ from EM from the same "

@@ -10,7 +10,7 @@ from importlib import import_module
 
 import numpy as np
 
-from ._core import Failure, call, check, expect_array, expect_scalar, expect_tuple
+from ._core import Failure, call, check, expect_array, expect_ndarray, expect_scalar, expect_tuple
 
 __all__ = ["em_lagrange_weights", "em_m_step_full", "em_missing_information_rate", "em_map_covariances"]
 
@@ -111,9 +111,9 @@ def em_m_step_full(student_fn):
         X, weights, means, covs = _full_problem(rng, n, d, K)
         out = expect_tuple(call(student_fn, X, weights, means, covs, name="em_iteration_full"), 3,
                            "(weights, means, covariances)", name="em_iteration_full")
-        new_w = expect_array(out[0], (K,), "the weights", name="em_iteration_full")
-        new_m = expect_array(out[1], (K, d), "the means", name="em_iteration_full")
-        new_c = expect_array(out[2], (K, d, d), "the covariances", name="em_iteration_full")
+        new_w = expect_ndarray(out[0], (K,), "the weights", name="em_iteration_full")
+        new_m = expect_ndarray(out[1], (K, d), "the means", name="em_iteration_full")
+        new_c = expect_ndarray(out[2], (K, d, d), "the covariances", name="em_iteration_full")
         resp, _ = mixture.e_step(X, weights, means, covs, "full")
         want_w, want_m, want_c = mixture.m_step(X, resp, "full", reg_covar=0.0)
         nk = resp.sum(axis=0)
@@ -271,7 +271,7 @@ def em_map_covariances(student_fn):
         B = rng.normal(size=(d, d))
         psi = 0.5 * (B @ B.T) + np.eye(d)
         out = call(student_fn, X, resp, psi, kappa, name="map_covariances")
-        covs = expect_array(out, (K, d, d), "the covariances", name="map_covariances")
+        covs = expect_ndarray(out, (K, d, d), "the covariances", name="map_covariances")
         _, means, want = mixture.map_m_step(X, resp, psi, kappa)
         if _close(covs, want, rtol=1e-7, atol=1e-10):
             continue

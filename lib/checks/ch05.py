@@ -172,7 +172,9 @@ def _gap_draw(rng):
 
 _variants.register(_variants.Spec(
     "ex-elbo-gap",
-    book={"prior1": 0.25, "delta": 2.0, "x": 2.0, "q1": 0.5},
+    # x = 2.5, not 2: with x = delta = 2 a square taken as a doubling, -(x - delta z) instead of
+    # -(x - delta z)^2 / 2, gave the right gap (issue 44's mutation test)
+    book={"prior1": 0.25, "delta": 2.0, "x": 2.5, "q1": 0.5},
     draw=_gap_draw,
     degenerate=_gap_degenerate,
     describe=lambda p: (f"pi_1 = p(z = 1) = {p['prior1']:g}, delta = {p['delta']:g} (x | z ~ N(delta z, 1)), "
@@ -290,17 +292,22 @@ def mean_field_update(student_fn):
 
 def _hard_cases(rng):
     cases = []
-    for K, d, w in ((2, 1, [0.85, 0.15]), (2, 2, [0.7, 0.3]), (3, 2, [0.6, 0.3, 0.1])):
+    # first, components of very different spreads (0.25 and 4): the nearest mean is not the most probable
+    # component there, whatever the weights
+    for K, d, w, spread in ((2, 2, [0.6, 0.4], (0.25, 4.0)), (2, 1, [0.85, 0.15], None),
+                            (2, 2, [0.7, 0.3], None), (3, 2, [0.6, 0.3, 0.1], None)):
         centres = rng.normal(scale=2.0, size=(K, d))
         X = np.concatenate([c + rng.normal(size=(30, d)) for c in centres])
         means = centres + rng.normal(scale=0.3, size=(K, d))
-        covs = np.stack([np.eye(d) * rng.uniform(0.8, 1.5) for _ in range(K)])
+        scales = spread if spread else [rng.uniform(0.8, 1.5) for _ in range(K)]
+        covs = np.stack([np.eye(d) * v for v in scales])
         cases.append((X, np.array(w), means, covs))
     return cases
 
 
 @check("ex-hard-em-step", "matches one hard-EM step (argmax of ln pi_k + ln N(x_i | mu_k, Sigma_k), then the "
-       "M-step) on 3 mixtures with unequal weights, in 1 and 2 dimensions.",
+       "M-step) on 4 mixtures with unequal weights, in 1 and 2 dimensions, one with components of very "
+       "different spreads.",
        forbid=("lib.variational.hard_e_step",))
 def hard_em_step(student_fn):
     rng = np.random.default_rng(52)
@@ -316,6 +323,7 @@ def hard_em_step(student_fn):
             "ref": V.hard_e_step(lj),
             "soft": mixture.e_step(X, w, mu, cov)[0],
             "noweights": V.hard_e_step(lj - np.log(w)[None, :]),
+            "nearest": V.hard_e_step(-((X[:, None, :] - mu[None]) ** 2).sum(axis=2)),  # k-means' assignment
         }
         results = {k: mixture.m_step(X, r, "full", reg_covar=1e-6) if np.all(r.sum(axis=0) > 0) else None
                    for k, r in variants.items()}
@@ -331,6 +339,11 @@ def hard_em_step(student_fn):
         if agrees(results["soft"]):
             raise Failure("this is a soft EM step: hard EM replaces the responsibilities by a one-hot "
                           "assignment to the most probable component of each point.")
+        if agrees(results["nearest"]) and not agrees(results["noweights"]):
+            raise Failure("you assigned each point to its nearest mean (k-means' assignment): that ignores the "
+                          "mixing weights and the covariances. The hard E-step takes the argmax of "
+                          "ln pi_k + ln N(x_i | mu_k, Sigma_k), with the log-determinant and the Mahalanobis "
+                          "form of each component.")
         if agrees(results["noweights"]):
             raise Failure("your assignments ignore the mixing weights: the hard E-step takes the argmax of "
                           "ln pi_k + ln N(x_i | mu_k, Sigma_k), not of the density alone.")
