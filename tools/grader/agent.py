@@ -1,7 +1,7 @@
-# ruff: noqa: F821 - np, _enc, decode and WireError come from grade_wire.py, which the grader prepends
+# ruff: noqa: F821 - np, _enc, decode and WireError come from wire.py, which the grader prepends
 """What runs in the student's kernel when the grader asks for an answer (kernel side only).
 
-The grader sends this file's source (after ``grade_wire.py``'s) with every
+The grader sends this file's source (after ``wire.py``'s) with every
 request; the kernel runs it in a namespace of its own and calls
 :func:`serve`, which looks the student's name up, calls it on the decoded
 arguments (under the grader's NumPy error state, with warnings recorded and,
@@ -13,7 +13,7 @@ grader only ever reads plain data from the reply, validates it, and judges it
 with its own code.
 """
 
-# The grader prepends grade_wire.py's source: encode, decode, _enc, WireError, np come from there.
+# The grader prepends wire.py's source: encode, decode, _enc, WireError, np come from there.
 import contextlib as _contextlib
 import json as _json
 import warnings as _warnings

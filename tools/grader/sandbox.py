@@ -1,6 +1,6 @@
 """One student's kernel in a sandbox: bubblewrap for what it sees, cgroups for what it uses.
 
-Used by ``tools/grade.py``.  A :class:`Sandbox` starts an IPython kernel
+Used by the grader (``tools/grader/``).  A :class:`Sandbox` starts an IPython kernel
 
 * as user ``nobody`` without any capability, in its own user, PID, network,
   IPC and UTS namespaces (``bwrap``): no network, no view of other processes,
