@@ -6,10 +6,10 @@ with one exercise wrong.  It is graded with ``tools/grade.py -j N`` and the
 wall-clock time is written to ``benchmarks/results_grade.md`` (quoted in the
 README).  Not part of ``make test``.
 
-``--baseline REV`` also grades the same class with ``tools/grade.py`` as it
-was at git revision REV (for example the last grader without the sandbox),
-right after, on the same machine, and reports both: on a shared machine only
-such a paired ratio says what the sandbox costs.
+``--baseline REV`` also grades the same class with the grader as it was at
+git revision REV (its ``tools``, ``lib`` and ``student`` exported to a
+temporary folder), right after, on the same machine, and reports both: on a
+shared machine only such a paired ratio says what a change of the grader costs.
 
     .venv/bin/python benchmarks/bench_grade.py            # 200 notebooks, -j 2
     .venv/bin/python benchmarks/bench_grade.py --n 20     # a quick look
@@ -74,14 +74,13 @@ def main():
         load_before = _load()
         seconds, done = _time_grader(ROOT / "tools" / "grade.py", subs, out, args.jobs)
         rows = (out / "grades.csv").read_text().splitlines()[1:]
-        if args.baseline:
-            old = ROOT / "tools" / "_grade_baseline.py"  # beside grade.py: it finds student/ from there
-            old.write_text(subprocess.run(["git", "show", f"{args.baseline}:tools/grade.py"], cwd=ROOT, check=True,
-                                          capture_output=True, text=True).stdout)
-            try:
-                baseline = _time_grader(old, subs, Path(tmp) / "baseline", args.jobs)[0]
-            finally:
-                old.unlink()
+        if args.baseline:  # the grader of that revision, with its lib and student editions, in a folder of its own
+            tree = Path(tmp) / "baseline-tree"
+            tree.mkdir()
+            archive = subprocess.run(["git", "archive", args.baseline, "tools", "lib", "student"], cwd=ROOT,
+                                     check=True, capture_output=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+            baseline = _time_grader(tree / "tools" / "grade.py", subs, Path(tmp) / "baseline", args.jobs)[0]
         load_after = _load()
     lines = [
         "# Grading a class",
@@ -94,8 +93,8 @@ def main():
         f"{seconds * args.jobs / args.n:.1f} s of one core each (kernel start, the chapter's code, the checks).",
     ]
     if baseline is not None:
-        lines.append(f"- The same class with `tools/grade.py` of `{args.baseline}` (no sandbox), just after: "
-                     f"{baseline:.0f} s, {baseline / args.n:.1f} s per notebook; the sandboxed grader takes "
+        lines.append(f"- The same class with the grader of `{args.baseline}`, just after: "
+                     f"{baseline:.0f} s, {baseline / args.n:.1f} s per notebook; this grader takes "
                      f"{seconds / baseline:.2f}x its time.")
     lines += [f"- Load average (1 min) before and after: {load_before:.1f}, {load_after:.1f}.", "",
               done.stdout.strip().splitlines()[-2] if done.stdout.strip() else ""]

@@ -1,21 +1,26 @@
 # ruff: noqa: F821 - np, _enc, decode and WireError come from wire.py, which the grader prepends
 """What runs in the student's kernel when the grader asks for an answer (kernel side only).
 
-The grader sends this file's source (after ``wire.py``'s) with every
-request; the kernel runs it in a namespace of its own and calls
-:func:`serve`, which looks the student's name up, calls it on the decoded
-arguments (under the grader's NumPy error state, with warnings recorded and,
-for checks that name them, ``lib`` functions the answer may not call turned
-into tripwires) and leaves the encoded reply in the execute reply's payload.
+The sandbox's launcher runs this file's source (after ``wire.py``'s) in a
+namespace of its own, with a copy of the builtins, before the kernel starts;
+:func:`install` then takes frozen views of the modules it uses and registers
+a handler for the grader's ``gm_request`` messages.  For each, :func:`serve`
+looks the student's name up, calls it on the decoded arguments (under the
+grader's NumPy error state, with warnings recorded and, for checks that name
+them, ``lib`` functions the answer may not call turned into tripwires) and
+the handler sends the encoded reply back.  No cell runs in the notebook's
+namespace to reach it, so a notebook that redefines ``exec``, ``json``,
+``numpy`` or the builtins does not change what it runs.
 
-Nothing here is trusted: the student's code may have replaced any of it.  The
-grader only ever reads plain data from the reply, validates it, and judges it
-with its own code.
+Nothing here is trusted all the same: code that digs into the kernel's own
+objects can still replace it.  The grader only ever reads plain data from the
+reply, validates it, and judges it with its own code.
 """
 
-# The grader prepends wire.py's source: encode, decode, _enc, WireError, np come from there.
+# wire.py's source comes first: encode, decode, _enc, WireError, np come from there.
 import contextlib as _contextlib
 import json as _json
+import types as _types
 import warnings as _warnings
 
 _MAX_MESSAGE = 2000
@@ -38,14 +43,14 @@ def _error(exc):
 
 
 def _tripwires(forbid):
-    if not forbid:
+    """The tripwires of a check, armed in the kernel while the answer runs (``forbid`` from grader.judge).
+
+    The one place the kernel side applies a check's policy on ``lib`` functions: it uses the
+    ``tripwires`` of ``lib.checks._core`` that :func:`install` loaded before any student cell ran.
+    """
+    if not forbid or _TRIPWIRES[0] is None:
         return _contextlib.nullcontext()
-    try:
-        from lib.checks import _core
-    except Exception:  # noqa: BLE001
-        return _contextlib.nullcontext()
-    wires = getattr(_core, "tripwires", None)
-    return wires(tuple(forbid)) if wires is not None else _contextlib.nullcontext()
+    return _TRIPWIRES[0](tuple(forbid))
 
 
 def _handle(request, user):
@@ -78,9 +83,9 @@ def _handle(request, user):
         else:
             try:
                 reply = {"ok": True, "value": _enc(out, 0, [0])}
-            except WireError as exc:
+            except (WireError, RecursionError) as exc:
                 reply = {"ok": False, "error": {"type": "ReturnValueTooLarge", "mro": ["ReturnValueTooLarge"],
-                                                "message": f"the value returned cannot be checked: {exc}"}}
+                                                "message": f"the value returned cannot be checked: {_text(exc)}"}}
     reply["warnings"] = [[getattr(w.category, "__name__", "Warning"), _text(w.message, 500)] for w in caught[:20]]
     mutated = []
     for i, before in originals.items():
@@ -92,11 +97,61 @@ def _handle(request, user):
     return reply
 
 
-def serve(request_text, ip):
+def serve(request_text, user):
+    """The reply (JSON text) to one request of the grader; ``user`` is the notebook's namespace."""
     try:
-        reply = _handle(_json.loads(request_text), ip.user_ns)
+        reply = _handle(_json.loads(request_text), user)
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001
         reply = {"agent_error": _text(f"{type(exc).__name__}: {exc}")}
-    ip.payload_manager.write_payload({"source": "gm-grader", "data": _json.dumps(reply)})
+    return _json.dumps(reply)
+
+
+_TRIPWIRES = [None]
+
+
+def _frozen(module, subs=()):
+    """A copy of ``module``'s names as they are now: what the notebook rebinds later is not seen."""
+    view = _types.SimpleNamespace(**vars(module))
+    for sub in subs:
+        head, _, rest = sub.partition(".")
+        inner = getattr(module, head)
+        setattr(view, head, _frozen(inner, (rest,) if rest else ()))
+    return view
+
+
+def install(kernel):
+    """Set the agent up in the kernel, before any cell runs; called once by the sandbox's launcher.
+
+    It keeps its own references: a copy of the builtins, frozen views of the modules it uses
+    (numpy, json, warnings, ...), ``lib.checks._core``'s tripwires, the kernel's shell and
+    session; and answers the grader's ``gm_request`` messages with a handler of its own (no
+    code is run in the notebook's namespace to reach it).
+    """
+    import importlib.util as _util
+    import os as _os
+
+    import numpy as _numpy
+
+    space = globals()  # its __builtins__ is a copy the launcher made before the kernel started
+    for name, value in list(space.items()):
+        if isinstance(value, _types.ModuleType):
+            space[name] = _frozen(value, ("lib.format", "random") if value is _numpy else ())
+    try:  # lib.checks._core alone (stdlib and numpy): not the whole lib.checks package
+        path = _os.path.join(_os.environ.get("PYTHONPATH", "").split(":")[0], "lib", "checks", "_core.py")
+        spec = _util.spec_from_file_location("gm_agent_core", path)
+        core = _util.module_from_spec(spec)
+        spec.loader.exec_module(core)
+        _TRIPWIRES[0] = getattr(core, "tripwires", None)
+    except Exception:  # noqa: BLE001 - no tripwires: the checks that forbid functions still judge the values
+        _TRIPWIRES[0] = None
+    shell, session, dumps = kernel.shell, kernel.session, space["_json"].dumps
+
+    def handle(stream, idents, msg):
+        content = msg.get("content") if isinstance(msg, dict) else None
+        request = content.get("request") if isinstance(content, dict) else None
+        data = serve(request, shell.user_ns) if isinstance(request, str) else dumps({"agent_error": "no request"})
+        session.send(stream, "gm_reply", {"data": data}, parent=msg, ident=idents)
+
+    kernel.shell_handlers["gm_request"] = handle

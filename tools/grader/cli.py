@@ -12,13 +12,13 @@ from pathlib import Path
 
 import grader
 from grader import sandbox
-from grader.common import DEFAULTS, EDITIONS, ROOT, parse_size
-from grader.find import fingerprint, load_editions
+from grader.common import DEFAULTS, EDITIONS, ROOT, escape, parse_size
+from grader.find import find_submissions, fingerprint, load_editions
 from grader.report import _progress, feedback, handout_pairs, summary, validated, write_grades, write_variants
 from grader.run import _grade_in_subprocess, _pool_context
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
+def build_parser():
+    """The command line of tools/grade.py."""
     parser = argparse.ArgumentParser(description=grader.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("submissions", type=Path, help="folder of .ipynb files, one per student")
     parser.add_argument("--out", type=Path, default=Path("grades"), help="output folder (default: grades)")
@@ -50,6 +50,21 @@ def main(argv=None):
                         help="the roster of the handout (CSV, `student` column): names whose handout a notebook "
                              "is, also for students who handed in nothing (default: the submissions' ids)")
     parser.add_argument("--editions", type=Path, default=EDITIONS, help=argparse.SUPPRESS)
+    return parser
+
+
+def limits_for(args, hidden):
+    """The limits of every kernel and grading process, from the command line; ``hidden``: paths no kernel sees."""
+    return {"cell_timeout": args.cell_timeout, "notebook_timeout": args.notebook_timeout,
+            "memory": args.memory, "tree_memory": args.memory + 256 * 2**20, "file_size": args.file_size,
+            "cpu_time": args.notebook_timeout, "processes": args.processes, "tmp_size": args.tmp_size,
+            "max_notebook_size": args.max_notebook_size, "grader_memory": args.grader_memory,
+            "hidden": [str(h) for h in hidden]}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
     args = parser.parse_args(argv)
     args.submissions, args.out = args.submissions.resolve(), args.out.resolve()
     args.editions = args.editions.resolve()
@@ -67,12 +82,15 @@ def main(argv=None):
         parser.error(str(exc))
     if args.key:
         args.key = args.key.resolve()
-    limits = {"cell_timeout": args.cell_timeout, "notebook_timeout": args.notebook_timeout,
-              "memory": args.memory, "tree_memory": args.memory + 256 * 2**20, "file_size": args.file_size,
-              "cpu_time": args.notebook_timeout, "processes": args.processes, "tmp_size": args.tmp_size,
-              "max_notebook_size": args.max_notebook_size, "grader_memory": args.grader_memory,
-              "hidden": [str(args.submissions), str(args.out)]
-              + ([str(args.key), str(handouts.overrides_path(args.key))] if args.key else [])}
+    secrets = [args.key, handouts.overrides_path(args.key)] if args.key else []
+    for secret in secrets:  # only root may read the key and its overrides, whatever else happens
+        tightened = _owner_only(secret)
+        if tightened:
+            print(f"grade.py: {escape(str(secret))} was readable by other users of this machine: made readable "
+                  "by its owner only (chmod go=)", file=sys.stderr)
+    # hidden by path from every kernel, should they lie inside a folder the sandbox binds
+    limits = limits_for(args, [args.submissions, args.out, ROOT / "chapters", *secrets,
+                               *([args.roster.resolve()] if args.roster else [])])
     problem = sandbox.probe(ROOT, limits)
     if problem and not args.unsafe_no_sandbox:
         print(f"grade.py: cannot sandbox the students' kernels on this machine: {problem}.\n"
@@ -86,14 +104,16 @@ def main(argv=None):
     if args.chapter and args.chapter not in editions:
         parser.error(f"--chapter {args.chapter}: no student edition of that name in {args.editions}")
     before = fingerprint(args.submissions)
-    submissions = sorted(p for p in args.submissions.glob("*.ipynb") if p.is_file() and not p.is_symlink())
+    submissions = find_submissions(args.submissions)
     results_dir, feedback_dir = args.out / "results", args.out / "feedback"
+    args.out.mkdir(parents=True, exist_ok=True)
+    os.chmod(args.out, 0o700)  # the grades are the instructor's: no other user (the sandbox's) reads them
     results_dir.mkdir(parents=True, exist_ok=True)
     feedback_dir.mkdir(parents=True, exist_ok=True)
-    todo = [s for s in submissions if args.force or not (results_dir / f"{s.stem}.json").exists()]
+    todo = [s for s in submissions if args.force or not (results_dir / f"{s.student}.json").exists()]
     variants = {"mine": {}, "owners": {}, "keyed": key is not None}
     if key is not None:
-        everyone = list(dict.fromkeys([*roster, *(s.stem for s in submissions)]))
+        everyone = list(dict.fromkeys([*roster, *(s.student for s in submissions)]))
         variants["mine"] = handouts.seeds(key, everyone, overrides)
         for student, mine in variants["mine"].items():
             for label, seed in mine.items():
@@ -113,23 +133,25 @@ def main(argv=None):
             try:
                 result = future.result()
             except Exception as exc:  # noqa: BLE001 - one student's failure never stops the class
-                result = validated(None, submission.stem, editions, args.chapter)
+                result = validated(None, submission.student, editions, args.chapter)
                 result["notes"].append(f"The grader failed on this notebook ({type(exc).__name__}). Grade 0.")
-            results[submission.stem] = result
-            (feedback_dir / f"{result['student']}.md").write_text(feedback(result))
+            result["file"] = submission.file
+            results[submission.student] = result
+            (feedback_dir / f"{submission.student}.md").write_text(feedback(result), encoding="utf-8")
             done += 1
             _progress(done, len(todo), start)
     sys.stderr.write("\n")
     for s in submissions:
-        if s.stem not in results:  # graded by an earlier run
+        if s.student not in results:  # graded by an earlier run
             try:
-                raw = json.loads((results_dir / f"{s.stem}.json").read_text())
+                raw = json.loads((results_dir / f"{s.student}.json").read_text())
             except (OSError, ValueError):
                 raw = None
-            results[s.stem] = validated(raw, s.stem, editions, args.chapter)
-            if not (feedback_dir / f"{s.stem}.md").exists():
-                (feedback_dir / f"{s.stem}.md").write_text(feedback(results[s.stem]))
-    ordered = [results[s.stem] for s in submissions]
+            results[s.student] = validated(raw, s.student, editions, args.chapter)
+            results[s.student]["file"] = s.file
+            if not (feedback_dir / f"{s.student}.md").exists():
+                (feedback_dir / f"{s.student}.md").write_text(feedback(results[s.student]), encoding="utf-8")
+    ordered = [results[s.student] for s in submissions]
     write_grades(ordered, editions, args.out)
     write_variants(ordered, args.out)
     print(f"{len(ordered)} submission(s) in {args.out / 'grades.csv'}; feedback in {feedback_dir}"
@@ -146,5 +168,18 @@ def main(argv=None):
         print(f"submissions folder unchanged: {len(before)} file(s), sha256 checked before and after")
         return 0
     changed = sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n))
-    print(f"WARNING: the submissions folder changed while grading: {', '.join(changed[:20])}", file=sys.stderr)
+    print(f"WARNING: the submissions folder changed while grading: {', '.join(escape(n, 200) for n in changed[:20])}",
+          file=sys.stderr)
     return 3
+
+
+def _owner_only(path):
+    """Make ``path`` readable by its owner only when others or its group may read it; whether it changed."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return False
+    if mode & 0o077:
+        os.chmod(path, mode & 0o700)
+        return True
+    return False

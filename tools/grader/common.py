@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import unicodedata
 import sys
 from pathlib import Path
 
@@ -36,3 +37,56 @@ def bounded(text, limit=MAX_MESSAGE):
     text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
+
+
+# Characters shown as escapes, never obeyed: controls, format characters (bidi overrides, zero
+# widths), surrogates (bytes of a file name that are not UTF-8), private use, unassigned, line
+# and paragraph separators, and every space other than the plain one.
+_HIDDEN_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"}
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+
+
+def escape(text, limit=MAX_MESSAGE):
+    """Student text as one printable line: control characters and newlines shown (``\\n``, ``\\x1b``).
+
+    What a submission says (exception and warning messages, cell ids, names) reaches the terminal
+    and the feedback only through this: it can never start a line of its own or move the cursor.
+    """
+    if not isinstance(text, str):
+        text = "" if text is None else f"<{type(text).__name__}>"
+    out = []
+    for ch in text[: limit * 2]:
+        if ch in _SHORT:
+            out.append(_SHORT[ch])
+        elif ch != " " and unicodedata.category(ch) in _HIDDEN_CATEGORIES:
+            code = ord(ch)
+            if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8 (os.fsdecode's surrogateescape)
+                out.append(f"\\x{code - 0xDC00:02x}")
+            else:
+                out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000
+                           else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    line = "".join(out)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def fence(text, limit=MAX_MESSAGE):
+    """Student text in the feedback (Markdown): escaped to one line, then in a code span, quoted as data."""
+    line = escape(text, limit)
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", line)), default=0) + 1)
+    return f"{ticks} {line} {ticks}" if line else "(empty)"
+
+
+def printable_name(name):
+    """A file name (str, as os.fsdecode gives it) as the grader names the student: printable, reversible.
+
+    Names that are plain stay as they are; anything else is escaped as :func:`escape` does, so two
+    different names never share a printable form.
+    """
+    return escape(name, limit=10**6)
+
+
+def csv_cell(text):
+    """A cell of grades.csv that a spreadsheet shows as text, never runs as a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

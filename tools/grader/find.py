@@ -4,9 +4,33 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
+import stat
 from pathlib import Path
+from typing import NamedTuple
 
-from grader.common import EDITIONS, bounded
+from grader.common import EDITIONS, bounded, fence, printable_name
+
+
+class Submission(NamedTuple):
+    """One ``.ipynb`` of the submissions folder, named as the grader names it."""
+
+    path: Path
+    student: str  # the file name without .ipynb, printable (grades.csv's `student`, OUT/feedback/<student>.md)
+    file: str  # the whole file name, printable (grades.csv's `file`): escapes show bytes that are not UTF-8
+    regular: bool  # a regular file; a link, a folder or a device is never opened
+
+
+def find_submissions(folder):
+    """Every entry of ``folder`` whose name ends in .ipynb, in name order (by bytes), links included."""
+    found = []
+    for entry in sorted(os.scandir(folder), key=lambda e: os.fsencode(e.name)):
+        if not entry.name.endswith(".ipynb"):
+            continue
+        regular = stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode)
+        found.append(Submission(Path(entry.path), printable_name(Path(entry.name).stem), printable_name(entry.name),
+                                regular))
+    return found
 
 _EDITIONS_CACHE = {}
 
@@ -77,7 +101,7 @@ def identify(nb, editions, expected=None):
         page = best
     else:
         looks = f" (its cells are those of {best})" if best and overlap(best) >= 0.5 else ""
-        shown = bounded(claimed, 80) if claimed else "no page"
+        shown = fence(claimed, 80) if claimed else "no page"
         return (claimed if claimed in editions else None), (
             f"this notebook says it is the student edition of {shown}, but its "
             f"cells do not match that notebook{looks}. Start again from the student notebook "

@@ -15,10 +15,16 @@ import warnings
 from pathlib import Path
 
 from grader import wire
-from grader.common import bounded
+from grader.common import bounded, escape
 
 HERE = Path(__file__).resolve().parent
 AGENT_SOURCE = (HERE / "wire.py").read_text() + "\n" + (HERE / "agent.py").read_text()
+
+
+def _raw(text, limit):
+    """The student's text as it is (a str, at most ``limit`` long): quoted later, with :func:`~grader.common.fence`."""
+    return text[:limit] if isinstance(text, str) else ""
+
 
 class CheckAborted(BaseException):
     """The kernel did not answer in time or died: the check stops (not an Exception: checks cannot catch it)."""
@@ -52,7 +58,7 @@ def _exception(error):
     name = error.get("type")
     name = name if isinstance(name, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,79}", name) else "Exception"
     mro = [n for n in (error.get("mro") or [])[:12] if isinstance(n, str)] if isinstance(error.get("mro"), list) else []
-    message = bounded(error.get("message"))
+    message = escape(error.get("message"))  # the student's text: one line, controls shown
     base = next((known[n] for n in [name, *mro] if n in known), Exception)
     if base is known.get("Delegation") and name == "Delegation":  # its argument is the forbidden function's name
         dotted = error.get("name")
@@ -73,9 +79,12 @@ class KernelRunner:
         self.sandbox, self.link, self.limits = sandbox, link, limits
         self.dead = None  # why the kernel can no longer be used
         self.deadline = None  # of the current check
-        self.agent = AGENT_SOURCE
 
     def _lost(self):
+        if self.dead is None and self.sandbox.tampered():
+            self.sandbox.kill()
+            self.dead = ("the kernel's connection files in /tmp/.gm were replaced (the grader never follows them: "
+                         "it talks to the sockets it opened at the start); grading of this notebook stopped")
         if self.dead is None and not self.sandbox.alive():
             self.dead = "the kernel stopped"
             if self.sandbox.oom_killed():
@@ -104,8 +113,8 @@ class KernelRunner:
             self._stop_runaway()
             return "CellTimeoutError", f"no result within {self.limits['cell_timeout']} s"
         if reply.get("status") == "error":
-            return bounded(reply.get("ename"), 80) or "Error", bounded(reply.get("evalue"), 500)
-        return None
+            return escape(reply.get("ename"), 80) or "Error", _raw(reply.get("evalue"), 500)
+        return self._lost() and ("KernelDied", self.dead)
 
     def request(self, request):
         """Send one request to the agent; its decoded reply dict (or raise CheckAborted / InvalidReply)."""
@@ -114,28 +123,26 @@ class KernelRunner:
         if self.deadline and time.monotonic() > self.deadline:
             raise CheckAborted(f"the check did not finish within {self.limits['cell_timeout']} s: "
                                "does your code loop forever?", True)
-        code = (f"(lambda __gm_ns: (exec({self.agent!r}, __gm_ns), "
-                f"__gm_ns['serve']({json.dumps(request)!r}, get_ipython())))({{'__name__': 'gm_agent'}})")
         left = max(0.5, self.deadline - time.monotonic()) if self.deadline else self.limits["cell_timeout"]
-        reply = self.link.execute(code, left, silent=True)
+        # A message of its own type, handled by the agent the kernel set up before any cell ran:
+        # no name of the notebook's namespace is looked up.
+        msg_id = self.link.send("shell", "gm_request", {"request": json.dumps(request)})
+        reply = self.link.reply("shell", msg_id, left)
         if reply is None:
             if self._lost():
                 raise CheckAborted(self.dead, False)
             self._stop_runaway()
             raise CheckAborted(f"the check did not finish within {self.limits['cell_timeout']} s: "
                                "does your code loop forever?", True)
-        payload = reply.get("payload")
-        datas = [p.get("data") for p in payload if isinstance(p, dict) and p.get("source") == "gm-grader"] \
-            if isinstance(payload, list) else []
-        if reply.get("status") != "ok" or len(datas) != 1 or not isinstance(datas[0], str):
-            name = bounded(reply.get("ename"), 80) or "no reply"
-            raise InvalidReply(f"the grader's request failed in your kernel ({name}): was something of the "
-                               "notebook's machinery (IPython, json, numpy) replaced?")
-        if len(datas[0]) > wire.MAX_ARRAY_BYTES * 2:
+        data = reply.get("data")
+        if not isinstance(data, str):
+            raise InvalidReply("the grader's request got no answer from your kernel: was something of the "
+                               "notebook's machinery (IPython, the kernel) replaced?")
+        if len(data) > wire.MAX_ARRAY_BYTES * 2:
             raise InvalidReply("the reply was too large")
         try:
-            out = json.loads(datas[0])
-        except ValueError:
+            out = json.loads(data)
+        except (ValueError, RecursionError):
             raise InvalidReply("the reply was not JSON") from None
         if not isinstance(out, dict):
             raise InvalidReply("the reply was not a dict")
@@ -165,12 +172,12 @@ class KernelRunner:
             raise TypeError(f"the grader cannot send these arguments to the kernel: {exc}") from None
         out = self.request(request)
         if "agent_error" in out:
-            raise InvalidReply(f"the grader's call failed in your kernel: {bounded(out['agent_error'], 300)}")
+            raise InvalidReply(f"the grader's call failed in your kernel: {escape(out['agent_error'], 300)}")
         for item in (out.get("warnings") or [])[:20] if isinstance(out.get("warnings"), list) else []:
             if isinstance(item, list) and len(item) == 2:
                 category = _KNOWN_EXCEPTIONS.get(item[0]) if isinstance(item[0], str) else None
                 category = category if isinstance(category, type) and issubclass(category, Warning) else UserWarning
-                warnings.warn(bounded(item[1], 500), category, stacklevel=3)
+                warnings.warn(escape(item[1], 500), category, stacklevel=3)
         for item in (out.get("mutated") or [])[:len(args)] if isinstance(out.get("mutated"), list) else []:
             try:
                 index, value = item
@@ -223,13 +230,12 @@ class KernelLink:
     close the connection instead of filling the grader's memory.
     """
 
-    def __init__(self, connection, max_message=64 * 2**20):
+    def __init__(self, endpoints, key, max_message=64 * 2**20):
         import zmq
         from jupyter_client.session import Session
 
         self.zmq = zmq
-        self.session = Session(key=connection["key"].encode(), signature_scheme=connection["signature_scheme"],
-                               username="grader")
+        self.session = Session(key=key.encode(), signature_scheme="hmac-sha256", username="grader")
         self.context = zmq.Context()
         self.sockets = {}
         for channel in ("shell", "control"):
@@ -237,7 +243,7 @@ class KernelLink:
             sock.setsockopt(zmq.LINGER, 0)
             sock.setsockopt(zmq.MAXMSGSIZE, max_message)
             sock.setsockopt(zmq.IDENTITY, self.session.bsession)
-            sock.connect(f"ipc://{connection['ip']}-{connection[channel + '_port']}")
+            sock.connect(endpoints[channel])  # ipc:///proc/self/fd/N: the grader's own descriptor
             self.sockets[channel] = sock
 
     def send(self, channel, msg_type, content):

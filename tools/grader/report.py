@@ -7,7 +7,7 @@ import os
 import sys
 import time
 
-from grader.common import STATUSES, bounded
+from grader.common import STATUSES, bounded, csv_cell, escape
 from grader.judge import VERDICTS
 
 def validated(raw, student, editions, fallback_page=None):
@@ -43,13 +43,13 @@ def feedback(result):
     lines = [f"# Feedback for {result['student']}", ""]
     if result["page"]:
         lines += [f"Notebook: {result['page']}", ""]
-    for note in result["notes"]:
-        lines += [f"**Note.** {note}", ""]
+    for note in result["notes"]:  # one line each: whatever a note quotes cannot start a line of its own
+        lines += [f"**Note.** {' '.join(note.splitlines())}", ""]
     total, top = score(result)
     lines += [f"Score: {total:g} / {top:g}", "", "| exercise | points | result |", "|---|---:|---|"]
     for ex in result["exercises"]:
         earned = ex["points"] if ex["status"] == "passed" else 0
-        message = ex["message"].replace("|", "\\|").replace("\n", " ")
+        message = " ".join(ex["message"].replace("|", "\\|").splitlines())
         lines.append(f"| {ex['exercise']} | {earned:g} / {ex['points']:g} | {ex['status']}: {message} |")
     return "\n".join(lines) + "\n"
 
@@ -63,26 +63,26 @@ def write_grades(results, editions, out):
     labels = [label for page in editions for label, _ in editions[page]["exercises"]
               if any(r["page"] == page for r in results)]
     tmp = out / "grades.csv.tmp"
-    with open(tmp, "w", newline="") as fh:
+    with open(tmp, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["student", "chapter", *labels, "total", "max"])
+        writer.writerow(["student", "chapter", *labels, "total", "max", "file"])
         for r in sorted(results, key=lambda r: r["student"]):
             earned = {ex["exercise"]: (ex["points"] if ex["status"] == "passed" else 0) for ex in r["exercises"]}
             total, top = score(r)
-            writer.writerow([r["student"], r["page"] or "", *[earned.get(lab, "") for lab in labels],
-                             f"{total:g}", f"{top:g}"])
+            writer.writerow([csv_cell(r["student"]), r["page"] or "", *[earned.get(lab, "") for lab in labels],
+                             f"{total:g}", f"{top:g}", csv_cell(r.get("file", ""))])
     os.replace(tmp, out / "grades.csv")
 
 
 def write_variants(results, out):
     """OUT/variants.csv: every variant exercise of every submission, and whose numbers its notebook holds."""
     tmp = out / "variants.csv.tmp"
-    with open(tmp, "w", newline="") as fh:
+    with open(tmp, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(["student", "chapter", "exercise", "variant", "handed_out_to"])
         for r in sorted(results, key=lambda r: r["student"]):
             for label, verdict, owner in r.get("variants", []):
-                writer.writerow([r["student"], r["page"] or "", label, verdict, owner or ""])
+                writer.writerow([csv_cell(r["student"]), r["page"] or "", label, verdict, csv_cell(owner or "")])
     os.replace(tmp, out / "variants.csv")
 
 
@@ -92,7 +92,8 @@ def handout_pairs(results):
     for r in sorted(results, key=lambda r: r["student"]):
         owners = sorted({owner for _, verdict, owner in r.get("variants", []) if verdict == "other"})
         if owners:
-            lines.append(f"  {r['student']} handed in the notebook handed out to {', '.join(owners)}")
+            lines.append(f"  {escape(r['student'], 200)} handed in the notebook handed out to "
+                         f"{', '.join(escape(o, 200) for o in owners)}")
     return lines
 
 

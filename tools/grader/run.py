@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
+import warnings
 from pathlib import Path
 
 from grader import sandbox
-from grader.common import ROOT, bounded
+from grader.common import ROOT, bounded, fence
 from grader.find import identify, load_editions, plan
 from grader.judge import run_check, variant_decisions, variant_message
-from grader.kernel import KernelLink, KernelRunner
+from grader.kernel import AGENT_SOURCE, KernelLink, KernelRunner
 from grader.report import validated
 
 def _skeleton(student, page, editions, notes=()):
@@ -23,7 +25,7 @@ def _skeleton(student, page, editions, notes=()):
 
 
 
-def run_one(submission, page_expected, editions_dir, limits, target, unsafe=False, variants=None):
+def run_one(submission, page_expected, editions_dir, limits, target, unsafe=False, variants=None, student=None):
     """Grade one submission in this process (a subprocess of the grader); writes and returns its result."""
     import nbformat
 
@@ -32,14 +34,26 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
     variants = variants or {"mine": {}, "owners": {}, "keyed": False}
 
     editions = load_editions(editions_dir)
-    student = Path(submission).stem
-    size = Path(submission).stat().st_size
-    if size > limits["max_notebook_size"]:
-        result = _skeleton(student, page_expected, editions, [_too_large(size, limits)])
+    student = student or Path(submission).stem
+    try:  # never through a link: the file as it is in the folder, or nothing
+        fd = os.open(submission, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        result = _skeleton(student, page_expected, editions, [_not_regular(exc.strerror)])
         _save(result, target)
         return result
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            result = _skeleton(student, page_expected, editions, [_not_regular("not a regular file")])
+            _save(result, target)
+            return result
+        if info.st_size > limits["max_notebook_size"]:
+            result = _skeleton(student, page_expected, editions, [_too_large(info.st_size, limits)])
+            _save(result, target)
+            return result
+        raw = fh.read(limits["max_notebook_size"] + 1)
     try:
-        nb = nbformat.reads(Path(submission).read_text(), as_version=4)
+        nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
         nbformat.validate(nb)
     except Exception as exc:  # noqa: BLE001 - any unreadable file is reported the same way
         result = _skeleton(student, page_expected, editions, [
@@ -66,11 +80,11 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
         ex["message"] = "not run: the notebook stopped before this check (see the note)."
     _save(result, target)
 
-    box = sandbox.Sandbox(ROOT, limits, unsafe=unsafe)
+    box = sandbox.Sandbox(ROOT, limits, unsafe=unsafe, agent=AGENT_SOURCE)
     link = None
     try:
         box.start()
-        link = KernelLink(box.connection())
+        link = KernelLink(box.endpoints(), box.key)  # before any student code: the kernel's own sockets
         if not link.wait_ready(60, box.alive):
             result["notes"].append("The grader could not start a kernel for this notebook. Grade 0; the "
                                    "instructor can run it again.")
@@ -84,7 +98,8 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
                 error = runner.run_cell(source)
                 if error and error[0] != "NotRun":
                     result["errors"].append([cid, tags, error[0]])
-                    first_error = first_error or (cid, error)
+                    if error[0] != "KernelDied":  # the note on the dead kernel says why
+                        first_error = first_error or (cid, error)
                 continue
             check = step[1]
             ex = result["exercises"][index]
@@ -104,23 +119,30 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
                 ex.update(status=status, message=message)
             _save(result, target)
         if runner.dead:
-            why = "" if "ignored" in runner.dead else (
+            why = "" if not runner.dead.startswith("the kernel stopped") else (
                 " (a call to os._exit, more memory than the limit for all its processes, or a crash)")
             result["notes"].append(f"{runner.dead[0].upper()}{runner.dead[1:]} before the end of the notebook{why}. "
                                    "The checks after that point were not run and get 0.")
         if first_error:
             cid, (name, value) = first_error
             if name == "CellTimeoutError":
-                value = f"it did not finish within {limits['cell_timeout']} s and was interrupted"
+                said = f"it did not finish within {limits['cell_timeout']} s and was interrupted"
+            else:  # the student's text, quoted as data
+                said = fence(value, 500)
             after = "" if runner.dead else " Cells after it still ran;"
-            result["notes"].append(f"A cell of yours (id {cid}) raised {name}: {value}.{after} fix it so that the "
-                                   "notebook runs top to bottom.")
+            result["notes"].append(f"A cell of yours (id {fence(cid, 80)}) raised {fence(name, 80)}: {said}.{after} "
+                                   "fix it so that the notebook runs top to bottom.")
     finally:
         if link is not None:
             link.close()
         box.kill()
     _save(result, target)
     return result
+
+
+def _not_regular(why):
+    return (f"This entry of the submissions folder is not a notebook file ({why}: a link, a folder or a device "
+            "is never opened). Hand in the .ipynb file itself. Grade 0.")
 
 
 def _too_large(size, limits):
@@ -136,7 +158,7 @@ def _save(result, target):
 
 
 
-def _worker(submission, target, chapter, editions_dir, limits, unsafe, variants=None):
+def _worker(submission, target, chapter, editions_dir, limits, unsafe, variants=None, student=None):
     """One submission, in a process forked from the grader's fork server (lib.checks already imported)."""
     import resource
     import traceback
@@ -154,15 +176,19 @@ def _worker(submission, target, chapter, editions_dir, limits, unsafe, variants=
         pass
     if os.getppid() != parent:
         os._exit(1)
+    # Nothing of the student's reaches the terminal from here: the warnings that their answers
+    # raise are judged by the checks (which record them), never printed.
+    warnings.showwarning = lambda *args, **kwargs: None
     # The grading process reads untrusted files: its own memory is bounded too.
     resource.setrlimit(resource.RLIMIT_AS, (limits["grader_memory"], resource.RLIM_INFINITY))
     try:
-        run_one(submission, chapter, editions_dir, limits, target, unsafe=unsafe, variants=variants)
+        run_one(submission, chapter, editions_dir, limits, target, unsafe=unsafe, variants=variants,
+                student=student)
     except BaseException as exc:  # noqa: BLE001 - reported in the student's row, never a crash of the class
         try:
             raw = json.loads(Path(target).read_text())
         except (OSError, ValueError):
-            raw = {"student": Path(submission).stem, "page": chapter, "exercises": [], "notes": [], "errors": []}
+            raw = {"student": student, "page": chapter, "exercises": [], "notes": [], "errors": []}
         where = traceback.format_exception_only(type(exc), exc)[-1].strip()
         raw.setdefault("notes", []).append(
             f"The grader could not finish this notebook ({bounded(where, 300)}). Grade 0 for the checks that had "
@@ -181,23 +207,29 @@ def _pool_context():
 
 
 def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx, variants=None):
-    """Run one submission in its own process; kill it (and its sandbox) at the notebook time limit."""
-
-    student = submission.stem
+    """Run one submission (a find.Submission) in its own process; kill it (and its sandbox) at the time limit."""
+    student = submission.student
     target = results_dir / f"{student}.json"
     if target.exists():
         target.unlink()
-    size = submission.stat().st_size
-    if size > limits["max_notebook_size"]:  # refused before anything reads it
-        result = _skeleton(student, args.chapter, editions, [_too_large(size, limits)])
+    early = None
+    if not submission.regular:
+        early = _not_regular("not a regular file")
+    else:
+        size = submission.path.stat(follow_symlinks=False).st_size
+        if size > limits["max_notebook_size"]:  # refused before anything reads it
+            early = _too_large(size, limits)
+    if early:
+        result = _skeleton(student, args.chapter, editions, [early])
         _save(result, target)
         return validated(result, student, editions, args.chapter)
     from grader import run as this  # by its module name: the fork server imports it so
 
     mine = {"mine": variants["mine"].get(student, {}), "owners": variants["owners"], "keyed": variants["keyed"]} \
         if variants else None
-    proc = ctx.Process(target=this._worker, args=(str(submission), str(target), args.chapter, str(args.editions),
-                                                  limits, args.unsafe_no_sandbox, mine), daemon=True)
+    proc = ctx.Process(target=this._worker, args=(str(submission.path), str(target), args.chapter,
+                                                  str(args.editions), limits, args.unsafe_no_sandbox, mine, student),
+                       daemon=True)
     proc.start()
     note = None
     proc.join(limits["notebook_timeout"])
