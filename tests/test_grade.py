@@ -262,7 +262,7 @@ def test_outputs_summary_and_progress(hostile):
     names = {p.stem for p in hostile["subs"].glob("*.ipynb")}
     assert {p.stem for p in (out / "feedback").glob("*.md")} == names
     header = next(csv.reader(open(out / "grades.csv")))
-    assert header[:2] == ["student", "chapter"] and header[-2:] == ["total", "max"]
+    assert header[:2] == ["student", "chapter"] and header[-3:] == ["total", "max", "file"]
     assert "pass rate by exercise" in hostile["stdout"] and "ex-bernoulli-mle" in hostile["stdout"]
     assert "graded" in hostile["stderr"]  # the progress bar
 
