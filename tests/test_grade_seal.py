@@ -116,8 +116,7 @@ def sealed(tmp_path_factory):
     for name in ("big_value", "deep_reply", "huge_reply", "newline_warning", "hijack_forge"):
         answers(name, getattr(attacks, name.upper()))
     answers("odd_arrays", *attacks.ODD_ARRAYS)
-    old = nbformat.v3.convert.downgrade(nbformat.v4.upgrade(_solved()))  # a notebook of nbformat 3
-    (subs / "old_format.ipynb").write_text(nbformat.v3.writes_json(old))
+    (subs / "old_format.ipynb").write_text(nbformat.writes(nbformat.convert(_solved(), 3), version=3))  # nbformat 3
 
     core_pattern = Path("/proc/sys/kernel/core_pattern").read_text()
     cmd = [sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out), "-j", "2",
