@@ -32,3 +32,17 @@ if ! getent passwd gm-sandbox >/dev/null; then
   $SUDO useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
     --comment "genmodels grader sandbox, owns nothing" gm-sandbox
 fi
+
+# The grader runs bwrap as gm-sandbox, unprivileged: it needs unprivileged user namespaces. Ubuntu
+# 24.04 (GitHub's ubuntu-24.04 runners) restricts them through AppArmor
+# (kernel.apparmor_restrict_unprivileged_userns=1); the fix Ubuntu documents is a profile that lets
+# bwrap create one (not tested on this project's machines, which have no AppArmor).
+RESTRICT=/proc/sys/kernel/apparmor_restrict_unprivileged_userns
+if [[ -r "$RESTRICT" && "$(cat "$RESTRICT")" == "1" && ! -e /etc/apparmor.d/bwrap ]] \
+    && command -v apparmor_parser >/dev/null 2>&1; then
+  echo "Allowing bwrap to make user namespaces under AppArmor (/etc/apparmor.d/bwrap)..."
+  printf '%s\n' 'abi <abi/4.0>,' 'include <tunables/global>' \
+    "profile bwrap $(command -v bwrap) flags=(unconfined) {" '  userns,' '}' \
+    | $SUDO tee /etc/apparmor.d/bwrap >/dev/null
+  $SUDO apparmor_parser -r /etc/apparmor.d/bwrap
+fi
