@@ -124,7 +124,8 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_threads.py
 
 # Grade homework: every .ipynb in SUBMISSIONS (one per student) -> OUT/grades.csv and OUT/feedback/.
-# Each notebook runs in a sandbox (bubblewrap + cgroups, as root; see README). Relative paths are
+# Each notebook runs in a sandbox (bubblewrap + cgroups, set up as root, run as the user gm-sandbox that
+# tools/install_sandbox.sh creates; see README). Relative paths are
 # relative to this folder. Extra options (limits, -j, --chapter, --force, --unsafe-no-sandbox):
 # GRADE_ARGS="..." or tools/grade.py --help.
 # KEY=course.key judges each student's own variants (tools/variants.py); ROSTER=roster.csv names
@@ -132,6 +133,7 @@ bench: $(STAMP)
 OUT ?= grades
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [KEY=course.key] [ROSTER=roster.csv] [OUT=folder] [GRADE_ARGS=...]"; exit 2; }
+	@bash tools/install_sandbox.sh
 	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(GRADE_ARGS)
 
 # Variants (README, "Teaching with this book"): a course key, then one folder of notebooks per

@@ -6,14 +6,15 @@ with one exercise wrong.  It is graded with ``tools/grade.py -j N`` and the
 wall-clock time is written to ``benchmarks/results_grade.md`` (quoted in the
 README).  Not part of ``make test``.
 
-``--baseline REV`` also grades the same class with ``tools/grade.py`` as it
-was at git revision REV (for example the last grader without the sandbox),
-right after, on the same machine, and reports both: on a shared machine only
-such a paired ratio says what the sandbox costs.
+``--baseline REV`` also grades the same class with the grader as it was at
+git revision REV (its ``tools``, ``lib`` and ``student`` exported to a
+temporary folder), right after, on the same machine, and reports both: on a
+shared machine only such a paired ratio says what a change of the grader costs.
 
     .venv/bin/python benchmarks/bench_grade.py            # 200 notebooks, -j 2
     .venv/bin/python benchmarks/bench_grade.py --n 20     # a quick look
     .venv/bin/python benchmarks/bench_grade.py --n 40 --baseline 7851937
+    .venv/bin/python benchmarks/bench_grade.py --n 20 --rounds 2 --baseline a915eba   # alternated
 """
 
 import argparse
@@ -65,37 +66,46 @@ def main():
     parser.add_argument("--page", default="05_elbo_variational_em")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results_grade.md")
     parser.add_argument("--baseline", help="also time tools/grade.py at this git revision, on the same class")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="grade the class this many times with each grader, alternating (default 1)")
     args = parser.parse_args()
     baseline = None
     with tempfile.TemporaryDirectory() as tmp:
-        subs, out = Path(tmp) / "submissions", Path(tmp) / "grades"
+        subs = Path(tmp) / "submissions"
         subs.mkdir()
         make_class(subs, args.page, args.n)
         load_before = _load()
-        seconds, done = _time_grader(ROOT / "tools" / "grade.py", subs, out, args.jobs)
-        rows = (out / "grades.csv").read_text().splitlines()[1:]
-        if args.baseline:
-            old = ROOT / "tools" / "_grade_baseline.py"  # beside grade.py: it finds student/ from there
-            old.write_text(subprocess.run(["git", "show", f"{args.baseline}:tools/grade.py"], cwd=ROOT, check=True,
-                                          capture_output=True, text=True).stdout)
-            try:
-                baseline = _time_grader(old, subs, Path(tmp) / "baseline", args.jobs)[0]
-            finally:
-                old.unlink()
+        tree = None
+        if args.baseline:  # the grader of that revision, with its lib and student editions, in a folder of its own
+            tree = Path(tmp) / "baseline-tree"
+            tree.mkdir()
+            archive = subprocess.run(["git", "archive", args.baseline, "tools", "lib", "student"], cwd=ROOT,
+                                     check=True, capture_output=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        seconds, baseline = 0.0, (0.0 if tree else None)
+        for r in range(args.rounds):  # alternated: a load that drifts weighs on both graders alike
+            took, done = _time_grader(ROOT / "tools" / "grade.py", subs, Path(tmp) / f"grades-{r}", args.jobs)
+            seconds += took
+            rows = (Path(tmp) / f"grades-{r}" / "grades.csv").read_text().splitlines()[1:]
+            if tree:
+                baseline += _time_grader(tree / "tools" / "grade.py", subs, Path(tmp) / f"baseline-{r}", args.jobs)[0]
+        seconds /= args.rounds
+        baseline = baseline / args.rounds if tree else None
         load_after = _load()
     lines = [
         "# Grading a class",
         "",
         f"`benchmarks/bench_grade.py` on {platform.machine()}, {os.cpu_count()} cores, "
         f"{time.strftime('%Y-%m-%d')}: {args.n} notebooks of `{args.page}` (a quarter untouched, half "
-        f"solved, a quarter with one wrong answer), `tools/grade.py -j {args.jobs}` (each kernel in its sandbox).",
+        f"solved, a quarter with one wrong answer), `tools/grade.py -j {args.jobs}` (each kernel in its sandbox)"
+        + (f", {args.rounds} rounds alternating with the baseline (means below)." if args.rounds > 1 else "."),
         "",
         f"- {len(rows)} notebooks graded in {seconds:.0f} s: {seconds / args.n:.1f} s per notebook, "
         f"{seconds * args.jobs / args.n:.1f} s of one core each (kernel start, the chapter's code, the checks).",
     ]
     if baseline is not None:
-        lines.append(f"- The same class with `tools/grade.py` of `{args.baseline}` (no sandbox), just after: "
-                     f"{baseline:.0f} s, {baseline / args.n:.1f} s per notebook; the sandboxed grader takes "
+        lines.append(f"- The same class with the grader of `{args.baseline}`, just after: "
+                     f"{baseline:.0f} s, {baseline / args.n:.1f} s per notebook; this grader takes "
                      f"{seconds / baseline:.2f}x its time.")
     lines += [f"- Load average (1 min) before and after: {load_before:.1f}, {load_after:.1f}.", "",
               done.stdout.strip().splitlines()[-2] if done.stdout.strip() else ""]

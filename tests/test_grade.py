@@ -31,10 +31,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import book  # noqa: E402
-import grade  # noqa: E402
 import grade_attacks as attacks  # noqa: E402
-import sandbox  # noqa: E402
 import student  # noqa: E402
+from grader import common, find, kernel, sandbox, wire  # noqa: E402
 
 _NO_SANDBOX = sandbox.probe(ROOT, {})
 if _NO_SANDBOX:
@@ -44,7 +43,7 @@ if _NO_SANDBOX:
     pytest.skip(f"no sandbox for the grader here: {_NO_SANDBOX}", allow_module_level=True)
 
 CH2 = "02_maximum_likelihood"
-PAGES = [md.stem for md in book.chapter_sources() if grade.load_editions()[md.stem]["checks"]]
+PAGES = [md.stem for md in book.chapter_sources() if find.load_editions()[md.stem]["checks"]]
 
 
 def _edition(page):
@@ -263,7 +262,7 @@ def test_outputs_summary_and_progress(hostile):
     names = {p.stem for p in hostile["subs"].glob("*.ipynb")}
     assert {p.stem for p in (out / "feedback").glob("*.md")} == names
     header = next(csv.reader(open(out / "grades.csv")))
-    assert header[:2] == ["student", "chapter"] and header[-2:] == ["total", "max"]
+    assert header[:2] == ["student", "chapter"] and header[-3:] == ["total", "max", "file"]
     assert "pass rate by exercise" in hostile["stdout"] and "ex-bernoulli-mle" in hostile["stdout"]
     assert "graded" in hostile["stderr"]  # the progress bar
 
@@ -324,8 +323,8 @@ def test_statuses_and_messages_are_the_graders(hostile):
     for path in (hostile["out"] / "results").glob("*.json"):
         result = json.loads(path.read_text())
         for ex in result["exercises"]:
-            assert ex["status"] in grade.STATUSES and isinstance(ex["message"], str)
-            assert len(ex["message"]) <= grade.MAX_MESSAGE
+            assert ex["status"] in common.STATUSES and isinstance(ex["message"], str)
+            assert len(ex["message"]) <= common.MAX_MESSAGE
     for row in hostile["rows"].values():
         assert not {"null", "None"} & set(row.values()), row
 
@@ -413,25 +412,24 @@ def test_no_sandbox_means_refusal_unless_told(tmp_path):
 def test_warnings_and_exceptions_travel_as_data():
     import numpy as np
 
-    import grade_wire
 
     value = (np.arange(6.0).reshape(2, 3), np.float32(1.5), [1, "a", None, ...], {"k": (2, 3.5)}, 10**30,
              np.random.default_rng(4))
-    back = grade_wire.decode(grade_wire.encode(value))
+    back = wire.decode(wire.encode(value))
     assert np.array_equal(back[0], value[0]) and back[0].flags.writeable
     assert back[1].dtype == np.float32 and back[2] == [1, "a", None, ...] and back[3] == {"k": (2, 3.5)}
     assert back[4] == 10**30 and back[5].random() == np.random.default_rng(4).random()
     # object arrays, pickles and oversized or malformed data are refused, not unpickled
-    for bad in ('{"ndarray": "' + grade_wire._npy(np.zeros(2)).replace("A", "B") + '"}', '{"pickle": 1}',
+    for bad in ('{"ndarray": "' + wire._npy(np.zeros(2)).replace("A", "B") + '"}', '{"pickle": 1}',
                 "[" * 5000, '{"int": "9' + "9" * 1000 + '"}'):
-        with pytest.raises(grade_wire.WireError):
-            grade_wire.decode(bad)
-    assert type(grade_wire.decode(grade_wire.encode(object()))).__name__ == "object"
-    exc = grade._exception({"type": "MyError", "mro": ["MyError", "ValueError", "Exception"], "message": None})
+        with pytest.raises(wire.WireError):
+            wire.decode(bad)
+    assert type(wire.decode(wire.encode(object()))).__name__ == "object"
+    exc = kernel._exception({"type": "MyError", "mro": ["MyError", "ValueError", "Exception"], "message": None})
     assert isinstance(exc, ValueError) and type(exc).__name__ == "MyError" and str(exc) == ""
-    assert isinstance(grade._exception({"type": "FloatingPointError", "mro": [], "message": "x"}),
+    assert isinstance(kernel._exception({"type": "FloatingPointError", "mro": [], "message": "x"}),
                       FloatingPointError)
-    assert not isinstance(grade._exception({"type": "SystemExit", "mro": ["SystemExit"], "message": ""}),
+    assert not isinstance(kernel._exception({"type": "SystemExit", "mro": ["SystemExit"], "message": ""}),
                           SystemExit)
 
 

@@ -1,34 +1,56 @@
 """One student's kernel in a sandbox: bubblewrap for what it sees, cgroups for what it uses.
 
-Used by ``tools/grade.py``.  A :class:`Sandbox` starts an IPython kernel
+Used by the grader (``tools/grader/``).  A :class:`Sandbox` starts an IPython kernel
 
-* as user ``nobody`` without any capability, in its own user, PID, network,
-  IPC and UTS namespaces (``bwrap``): no network, no view of other processes,
-  and every process it starts dies with it.  (Run by root, bwrap maps that
-  user to root for file permissions, so files of ``/etc`` that only their
-  owner may read are covered: see :func:`_masks`);
+* as a host user that owns nothing, ``gm-sandbox`` (made by
+  ``tools/install_sandbox.sh``), never as the grader's root: the process that
+  starts ``bwrap`` enters the kernel's cgroups as root, then drops to that
+  user (``setresuid``) and runs bwrap unprivileged.  Inside, the kernel is
+  ``nobody`` (65534) in its own user namespace, which maps to ``gm-sandbox``
+  on the host; it has no capability and cannot make another user namespace
+  (``--disable-userns``).  File permissions are that user's: what only its
+  owner may read (``/etc/shadow``, the course key) is unreadable even where a
+  bind would show it;
+* in its own PID, network, IPC and UTS namespaces: no network, no view of
+  other processes, and every process it starts dies with it;
 * on a filesystem that holds only what the kernel needs, read-only: the
   system (``/usr``, ``/etc``, ...), Python and the venv, and the book's
   ``lib`` folder.  Not the book's sources or solutions, not the submissions,
-  not the grader's output, not the other kernels.  Its only writable place is
-  a private ``/tmp`` of bounded size;
+  not the grader's output, the key, its overrides or the roster (hidden by
+  path, files as well as folders, should they lie inside a bound folder), not
+  the other kernels.  ``/proc/sys`` is read-only, ``/sys`` is absent, ``/dev``
+  holds five devices and is read-only.  Its only writable places are a
+  private ``/tmp`` and ``/dev/shm``, both of bounded size, both counted
+  (like every page the kernel fills) against its memory cgroup;
 * in cgroups that bound the memory, the number of processes and the CPU share
   of the whole process tree (cgroup v1 or v2, which needs root).
 
+Folders bwrap must bind but that the sandbox's user may not walk through
+(a Python under ``/root/.pyenv``) are shown to it in a private mount namespace
+of the starting process only: a tmpfs over the closed folder, and a bind of
+each path the kernel needs inside it (:func:`_staging`).
+
 The grader talks to the kernel over ZeroMQ sockets that the kernel creates
-inside its own ``/tmp`` (reached from outside through ``/proc/<pid>/root``),
-never over its standard output.  :meth:`Sandbox.kill` kills the sandbox's
-first process, which takes every other process of its PID namespace with it,
-then empties and removes its cgroups.
+inside its own ``/tmp``.  The grader opens them once, before any student code
+runs, without following a symbolic link, and from then on connects through its
+own file descriptors (``ipc:///proc/self/fd/N``): a socket file the student
+later swaps for a link is never followed, and :meth:`Sandbox.tampered` says
+so.  Nothing the kernel prints is read.  :meth:`Sandbox.kill` kills the
+sandbox's first process, which takes every other process of its PID namespace
+with it, then empties and removes its cgroups.
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import json
 import os
+import pwd
 import secrets
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -36,22 +58,35 @@ import uuid
 from pathlib import Path
 
 NOBODY = 65534
+SANDBOX_USER = "gm-sandbox"
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+SHM_SIZE = 64 * 2**20
+SOCKETS = {"shell": "k-1", "control": "k-4"}  # the kernel's files in /tmp/.gm the grader connects to
 
 KERNEL_LAUNCHER = """\
 import os, resource, sys
 os.closerange(3, 4096)  # nothing of the grader's (pipes, directory handles) stays open
 memory, file_size, cpu = (int(a) for a in sys.argv[1:4])
-del sys.argv[1:4]
+agent = sys.argv[4]
+del sys.argv[1:5]
 resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
 os.makedirs("/tmp/run", exist_ok=True)
 os.chdir("/tmp/run")
-from ipykernel import kernelapp
-kernelapp.launch_new_instance()
+# The grader's agent, set up before the kernel runs any cell: it keeps its own references.
+_gm_agent = {"__name__": "gm_agent", "__builtins__": dict(vars(__import__("builtins")))}
+exec(compile(agent, "<grader agent>", "exec"), _gm_agent)
+del agent
+from ipykernel.kernelapp import IPKernelApp
+_gm_app = IPKernelApp.instance()
+_gm_app.initialize()
+_gm_agent["install"](_gm_app.kernel)
+del _gm_agent
+_gm_app.start()
 """
 
 
@@ -187,8 +222,20 @@ def bwrap_path():
     return shutil.which("bwrap")
 
 
+def sandbox_user():
+    """(uid, gid) of the sandbox's host user, or a SandboxUnavailable that says how to make it."""
+    try:
+        entry = pwd.getpwnam(SANDBOX_USER)
+    except KeyError:
+        raise SandboxUnavailable(f"no user {SANDBOX_USER} to run the students' code as: run "
+                                 "tools/install_sandbox.sh (as root) to create it") from None
+    if entry.pw_uid == 0 or entry.pw_gid == 0:
+        raise SandboxUnavailable(f"the user {SANDBOX_USER} is root or in root's group: it must own nothing")
+    return entry.pw_uid, entry.pw_gid
+
+
 def _visible_paths(root):
-    """(source, destination) pairs bound read-only: system, Python, the venv, the book's lib."""
+    """Paths bound read-only: system, Python, the venv, the book's lib."""
     paths = []
     for p in SYSTEM_PATHS:
         if os.path.lexists(p):
@@ -207,26 +254,132 @@ def _visible_paths(root):
     return out
 
 
+def _may(st, uid, gid, bit):
+    """Whether ``uid``/``gid`` (no other groups, no capability) has permission ``bit`` (1 x, 4 r) on ``st``."""
+    if st.st_uid == uid:
+        return bool(st.st_mode & (bit << 6))
+    if st.st_gid == gid:
+        return bool(st.st_mode & (bit << 3))
+    return bool(st.st_mode & bit)
+
+
+def _closed_ancestor(path, uid, gid):
+    """The highest folder above ``path`` that ``uid`` may not walk through, or None."""
+    parts = Path(path).parts
+    for i in range(1, len(parts)):
+        folder = os.path.join(*parts[:i])
+        try:
+            if not _may(os.stat(folder), uid, gid, 1):
+                return folder
+        except OSError:
+            return None
+    return None
+
+
+def _staging(paths, uid, gid):
+    """{closed folder: [paths under it to show]}: what the starting process re-binds before bwrap runs."""
+    closed = {}
+    for p in paths:
+        if not os.path.islink(p) and (folder := _closed_ancestor(p, uid, gid)) is not None:
+            closed[p] = folder
+    plan = {}
+    for folder in sorted(set(closed.values()), key=len):  # a closed folder inside another: the outer one
+        if not any(folder.startswith(outer.rstrip("/") + "/") for outer in plan):
+            plan[folder] = []
+    for p, folder in closed.items():
+        outer = next(o for o in plan if folder == o or folder.startswith(o.rstrip("/") + "/"))
+        plan[outer].append(p)
+    return plan
+
+
+@functools.lru_cache(maxsize=None)
+def _libc():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+    return libc
+
+
+def _starter(procs_files, uid, gid, staging):
+    """The function the starting process runs as root before it becomes ``uid`` and execs bwrap.
+
+    It enters the kernel's cgroups, shows the closed folders' bound paths in a mount
+    namespace of its own, and drops every privilege (groups, gid, uid: root's capabilities
+    go with the uid).  Runs between fork and exec: only system calls, no imports.
+    """
+    libc = _libc()
+    CLONE_NEWNS, MS_BIND, MS_REC, MS_PRIVATE = 0x20000, 4096, 16384, 1 << 18
+    targets = [os.fsencode(f) for f in procs_files]
+
+    def check(result, what):
+        if result != 0:
+            os.write(2, f"sandbox: {what}: {os.strerror(ctypes.get_errno())}\n".encode())
+            os._exit(121)
+
+    def start():
+        pid = str(os.getpid()).encode()  # this child's, not the grader's
+        for f in targets:  # as root: the kernel's whole tree is bounded from its first process on
+            fd = os.open(f, os.O_WRONLY)
+            os.write(fd, pid)
+            os.close(fd)
+        if staging:
+            check(libc.unshare(CLONE_NEWNS), "unshare")
+            check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "private mounts")
+            for closed, paths in staging.items():
+                fds = [os.open(p, os.O_PATH | os.O_CLOEXEC) for p in paths]
+                check(libc.mount(b"tmpfs", os.fsencode(closed), b"tmpfs", 0, b"mode=0755,size=1m"), "tmpfs")
+                for p, fd in zip(paths, fds):
+                    os.makedirs(p, exist_ok=True)
+                    check(libc.mount(f"/proc/self/fd/{fd}".encode(), os.fsencode(p), None, MS_BIND | MS_REC, None),
+                          "bind")
+                    os.close(fd)
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+        if os.getuid() != uid or os.geteuid() != uid:
+            os._exit(122)
+
+    return start
+
+
+def _hidden_args(hidden, bound):
+    """Cover each hidden path (file or folder) that lies inside a bound folder, by its real path."""
+    args = []
+    for h in hidden:
+        real = os.path.realpath(h)
+        if not any(real == b or real.startswith(b.rstrip("/") + "/") for b in bound):
+            continue  # not bound: the sandbox cannot see it at all
+        if os.path.isdir(real):
+            args += ["--tmpfs", real, "--remount-ro", real]
+        elif os.path.lexists(real):
+            args += ["--ro-bind", "/dev/null", real]
+    return args
+
+
 def bwrap_command(root, tmp_size, info_fd, conn_fd, extra_fds, kernel_argv, hidden=()):
-    """The bwrap command line (and the fds it needs kept open) for one kernel."""
-    args = ["bwrap", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
+    """The bwrap command line for one kernel (run by the sandbox's user, unprivileged)."""
+    args = ["bwrap", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--disable-userns",
             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox",
             "--info-fd", str(info_fd),
             # /tmp first: a checkout, venv or Python that lives under /tmp is bound on top of it
             "--size", str(tmp_size), "--tmpfs", "/tmp", "--dir", "/tmp/run", "--dir", "/tmp/.gm"]
-    for p in _visible_paths(root):
+    visible = _visible_paths(root)
+    for p in visible:
         if os.path.islink(p) and p in SYSTEM_PATHS:
             args += ["--symlink", os.readlink(p), p]
         else:
             args += ["--ro-bind", p, p]
     args += _masks("/etc")
-    bound = [p for p in _visible_paths(root) if not os.path.islink(p)]
-    for h in hidden:  # the submissions and the output, should they lie inside a bound folder
-        h = os.path.realpath(h)
-        if any(h == b or h.startswith(b.rstrip("/") + "/") for b in bound) and os.path.isdir(h):
-            args += ["--tmpfs", h]
-    args += ["--dev", "/dev", "--proc", "/proc",
+    args += _hidden_args(hidden, [p for p in visible if not os.path.islink(p)])
+    # /dev: five devices, read-only; /dev/shm a bounded tmpfs of its own
+    args += ["--size", "65536", "--tmpfs", "/dev"]
+    for name in DEVICES:
+        args += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):
+        args += ["--symlink", target, f"/dev/{name}"]
+    args += ["--dir", "/dev/shm", "--size", str(SHM_SIZE), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+             "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
              "--ro-bind-data", str(conn_fd), "/tmp/.gm/kernel.json",
              "--remount-ro", "/", "--chdir", "/tmp/run",
              "--clearenv"]
@@ -243,13 +396,8 @@ def bwrap_command(root, tmp_size, info_fd, conn_fd, extra_fds, kernel_argv, hidd
     return args + ["--", *kernel_argv]
 
 
-def _masks(top):
-    """Hide what only its owner (root) may read under ``top`` (/etc/shadow, private keys, ...).
-
-    Inside the sandbox the kernel runs as ``nobody`` without any capability, but in its own
-    user namespace that user is mapped to the grader's user, so files readable by their owner
-    alone would be readable; they are covered by an empty file or folder.
-    """
+@functools.lru_cache(maxsize=None)
+def _masks_cached(top):
     out = []
     for folder, dirs, files in os.walk(top):
         for d in list(dirs):
@@ -257,7 +405,7 @@ def _masks(top):
             if os.path.islink(full):
                 continue
             if not os.stat(full).st_mode & 0o005 == 0o005:
-                out += ["--tmpfs", full]
+                out += ["--tmpfs", full, "--remount-ro", full]
                 dirs.remove(d)
         for f in files:
             full = os.path.join(folder, f)
@@ -267,23 +415,34 @@ def _masks(top):
                 continue
             if not os.path.islink(full) and not mode & 0o004:
                 out += ["--ro-bind", "/dev/null", full]
-    return out
+    return tuple(out)
+
+
+def _masks(top):
+    """Hide by path what only its owner or group may read under ``top`` (/etc/shadow, private keys, ...).
+
+    The sandbox's user could not read them anyway; they are covered by an empty file or folder
+    so that not even their size or time shows.
+    """
+    return list(_masks_cached(top))
 
 
 class Sandbox:
     """An IPython kernel in bwrap + cgroups (or, unsafe, in a plain subprocess)."""
 
-    def __init__(self, root, limits, unsafe=False):
-        self.root, self.limits, self.unsafe = Path(root).resolve(), limits, unsafe
+    def __init__(self, root, limits, unsafe=False, agent=""):
+        self.root, self.limits, self.unsafe, self.agent = Path(root).resolve(), limits, unsafe, agent
         self.proc = self.cgroup = self.child_pid = None
         self.key = secrets.token_hex(32)
         self.work = None
-        self.ip = None
+        self.gm_dir = None  # the grader's handle on the kernel's /tmp/.gm (O_PATH, opened without links)
+        self.sockets = {}  # channel -> (O_PATH fd, (st_dev, st_ino)) of the kernel's socket file
 
     def start(self, ready_timeout=60.0):
         limits = self.limits
         kernel_argv = [python_in_sandbox(), "-c", KERNEL_LAUNCHER, str(limits["memory"]), str(limits["file_size"]),
-                       str(limits["cpu_time"]), "-f", "/tmp/.gm/kernel.json", "--HistoryManager.enabled=False"]
+                       str(limits["cpu_time"]), self.agent, "-f", "/tmp/.gm/kernel.json",
+                       "--HistoryManager.enabled=False"]
         conn_inside = {"transport": "ipc", "ip": "/tmp/.gm/k", "shell_port": 1, "iopub_port": 2,
                        "stdin_port": 3, "control_port": 4, "hb_port": 5, "key": self.key,
                        "signature_scheme": "hmac-sha256", "kernel_name": ""}
@@ -294,7 +453,7 @@ class Sandbox:
             (self.work / "kernel.json").write_text(json.dumps(conn))
             (self.work / "run").mkdir()
             argv = [sys.executable, "-c", KERNEL_LAUNCHER.replace('"/tmp/run"', repr(str(self.work / "run"))),
-                    *kernel_argv[3:6], "-f", str(self.work / "kernel.json"), *kernel_argv[8:]]
+                    *kernel_argv[3:7], "-f", str(self.work / "kernel.json"), *kernel_argv[9:]]
             env = {k: v for k, v in os.environ.items()
                    if k in ("PATH", "LANG", "TZ", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
             env.update({"PYTHONPATH": str(self.root), "HOME": str(self.work / "run"), "MPLBACKEND": "Agg",
@@ -302,8 +461,9 @@ class Sandbox:
             self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                          stderr=subprocess.DEVNULL, start_new_session=True)
             self.child_pid = self.proc.pid
-            self.ip = conn["ip"]
+            self._gm_path = str(self.work)
             return self
+        uid, gid = sandbox_user()
         self.cgroup = Cgroup(limits["tree_memory"], limits["processes"])
         info_r, info_w = os.pipe()
         conn_r, conn_w = os.pipe()
@@ -313,12 +473,12 @@ class Sandbox:
         try:
             cmd = bwrap_command(self.root, limits["tmp_size"], info_w, conn_r, fds, kernel_argv,
                                 limits.get("hidden", ()))
-            enter = " ; ".join(f"echo $$ > {f}" for f in self.cgroup.procs_files())
-            shell = ["/bin/sh", "-c", f'{enter} && exec "$@"', "sh", *cmd]
-            self.proc = subprocess.Popen(shell, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            staging = _staging(_visible_paths(self.root), uid, gid)
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                          stderr=None if os.environ.get("GM_SANDBOX_DEBUG") else subprocess.DEVNULL,
-                                         pass_fds=[info_w, conn_r, *fds],
-                                         start_new_session=True)
+                                         pass_fds=[info_w, conn_r, *fds], start_new_session=True,
+                                         preexec_fn=_starter(self.cgroup.procs_files(), uid, gid, staging),
+                                         executable=bwrap_path())
         finally:
             for fd in [info_w, conn_r, *fds]:
                 os.close(fd)
@@ -335,13 +495,64 @@ class Sandbox:
             except subprocess.TimeoutExpired:
                 pass
             self.kill()
-            raise SandboxUnavailable(f"bwrap did not start: {err.decode(errors='replace').strip()[-500:]}")
-        self.ip = f"/proc/{self.child_pid}/root/tmp/.gm/k"
+            raise SandboxUnavailable(f"bwrap did not start: {(err or b'').decode(errors='replace').strip()[-500:]}")
+        self._gm_path = None
         return self
 
-    def connection(self):
-        return {"transport": "ipc", "ip": self.ip, "shell_port": 1, "iopub_port": 2, "stdin_port": 3,
-                "control_port": 4, "hb_port": 5, "key": self.key, "signature_scheme": "hmac-sha256"}
+    def _open_gm_dir(self):
+        """The kernel's /tmp/.gm, opened component by component without following a link."""
+        if self._gm_path is not None:  # unsafe mode: the grader's own temporary folder
+            return os.open(self._gm_path, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        flags = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+        root = os.open(f"/proc/{self.child_pid}/root", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            tmp = os.open("tmp", flags, dir_fd=root)
+        finally:
+            os.close(root)
+        try:
+            return os.open(".gm", flags, dir_fd=tmp)
+        finally:
+            os.close(tmp)
+
+    def endpoints(self, timeout=60.0):
+        """{channel: ZeroMQ address} through the grader's own descriptors of the kernel's sockets.
+
+        Called before any student code runs; waits for the kernel to create its sockets. Raises
+        SandboxUnavailable when they do not appear as sockets (a link, a file) in time.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if self.gm_dir is None:
+                    self.gm_dir = self._open_gm_dir()
+                for channel, name in SOCKETS.items():
+                    if channel in self.sockets:
+                        continue
+                    fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.gm_dir)
+                    st = os.fstat(fd)
+                    if not stat.S_ISSOCK(st.st_mode):
+                        os.close(fd)
+                        raise SandboxUnavailable(f"the kernel's {channel} channel is not a socket")
+                    self.sockets[channel] = (fd, (st.st_dev, st.st_ino))
+                return {channel: f"ipc:///proc/self/fd/{fd}" for channel, (fd, _) in self.sockets.items()}
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise SandboxUnavailable(f"the kernel's connection folder cannot be opened: {exc.strerror}") from None
+            if time.monotonic() > deadline or not self.alive():
+                raise SandboxUnavailable("the kernel did not open its sockets")
+            time.sleep(0.02)
+
+    def tampered(self):
+        """Whether a socket file of the kernel's was replaced (by a link, another socket...) since it was opened."""
+        for channel, (_, ident) in self.sockets.items():
+            try:
+                st = os.stat(SOCKETS[channel], dir_fd=self.gm_dir, follow_symlinks=False)
+            except OSError:
+                return True
+            if (st.st_dev, st.st_ino) != ident:
+                return True
+        return False
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -350,7 +561,7 @@ class Sandbox:
         return bool(self.cgroup and self.cgroup.oom_killed())
 
     def kill(self):
-        """Kill the kernel and every process it started; remove the cgroups and files."""
+        """Kill the kernel and every process it started; remove the cgroups, files and descriptors."""
         if self.child_pid and not self.unsafe:
             try:
                 os.kill(self.child_pid, signal.SIGKILL)  # PID 1 of the namespace: the rest die with it
@@ -373,6 +584,12 @@ class Sandbox:
         if self.cgroup is not None:
             self.cgroup.destroy()
             self.cgroup = None
+        for fd, _ in self.sockets.values():
+            os.close(fd)
+        self.sockets = {}
+        if self.gm_dir is not None:
+            os.close(self.gm_dir)
+            self.gm_dir = None
         if self.work is not None:
             shutil.rmtree(self.work, ignore_errors=True)
             self.work = None
@@ -385,82 +602,8 @@ def probe(root, limits):
     if _cgroup_layout() is None:
         return ("no cgroup hierarchy the grader may write to (it bounds the memory and processes of each "
                 "kernel): run the grader as root on a machine with cgroups v1 or v2")
+    try:
+        sandbox_user()
+    except SandboxUnavailable as exc:
+        return str(exc)
     return None
-
-
-# ------------------------------------------------------ the kernel's sockets --
-
-class KernelLink:
-    """The grader's end of the kernel's shell and control channels (no iopub, no stdin).
-
-    Only replies to the grader's own requests are read; what the kernel prints
-    (iopub) is never read at all.  Messages larger than ``max_message`` bytes
-    close the connection instead of filling the grader's memory.
-    """
-
-    def __init__(self, connection, max_message=64 * 2**20):
-        import zmq
-        from jupyter_client.session import Session
-
-        self.zmq = zmq
-        self.session = Session(key=connection["key"].encode(), signature_scheme=connection["signature_scheme"],
-                               username="grader")
-        self.context = zmq.Context()
-        self.sockets = {}
-        for channel in ("shell", "control"):
-            sock = self.context.socket(zmq.DEALER)
-            sock.setsockopt(zmq.LINGER, 0)
-            sock.setsockopt(zmq.MAXMSGSIZE, max_message)
-            sock.setsockopt(zmq.IDENTITY, self.session.bsession)
-            sock.connect(f"ipc://{connection['ip']}-{connection[channel + '_port']}")
-            self.sockets[channel] = sock
-
-    def send(self, channel, msg_type, content):
-        msg = self.session.msg(msg_type, content)
-        self.session.send(self.sockets[channel], msg)
-        return msg["header"]["msg_id"]
-
-    def reply(self, channel, msg_id, timeout):
-        """The reply to ``msg_id`` (a dict), or None after ``timeout`` seconds. Other messages are dropped."""
-        sock = self.sockets[channel]
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            if not sock.poll(int(min(left, 1.0) * 1000)):
-                continue
-            try:
-                msg = self.session.recv(sock, mode=self.zmq.NOBLOCK, content=True)[1]
-            except Exception:  # noqa: BLE001 - a malformed or badly signed message is dropped
-                continue
-            if not isinstance(msg, dict):
-                continue
-            parent = msg.get("parent_header")
-            if isinstance(parent, dict) and parent.get("msg_id") == msg_id:
-                content = msg.get("content")
-                return content if isinstance(content, dict) else {}
-
-    def wait_ready(self, timeout, alive=lambda: True):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and alive():
-            msg_id = self.send("shell", "kernel_info_request", {})
-            if self.reply("shell", msg_id, 1.0) is not None:
-                return True
-        return False
-
-    def execute(self, code, timeout, silent=False):
-        """Run ``code``; the execute_reply's content, or None when no reply came within ``timeout``."""
-        msg_id = self.send("shell", "execute_request", {
-            "code": code, "silent": silent, "store_history": not silent, "user_expressions": {},
-            "allow_stdin": False, "stop_on_error": False})
-        return self.reply("shell", msg_id, timeout)
-
-    def interrupt(self, timeout=2.0):
-        msg_id = self.send("control", "interrupt_request", {})
-        return self.reply("control", msg_id, timeout) is not None
-
-    def close(self):
-        for sock in self.sockets.values():
-            sock.close(linger=0)
-        self.context.term()

@@ -1,12 +1,11 @@
 """Imported once by the grader's fork server: every worker forked from it starts with these loaded."""
 
-import grade
-import grade_wire  # noqa: F401
 import jupyter_client.session  # noqa: F401
 import lib.checks  # noqa: F401
 import nbformat  # noqa: F401
-import sandbox  # noqa: F401
 import variants  # noqa: F401
 import zmq  # noqa: F401
 
-grade.load_editions(grade.EDITIONS)
+from grader import find, run, sandbox, wire  # noqa: F401
+
+find.load_editions(find.EDITIONS)

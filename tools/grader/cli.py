@@ -1,0 +1,185 @@
+"""The command line: grade the whole class (``tools/grade.py``, ``make grade``)."""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import grader
+from grader import sandbox
+from grader.common import DEFAULTS, EDITIONS, ROOT, escape, parse_size
+from grader.find import find_submissions, fingerprint, load_editions
+from grader.report import _progress, feedback, handout_pairs, summary, validated, write_grades, write_variants
+from grader.run import _grade_in_subprocess, _pool_context
+
+def build_parser():
+    """The command line of tools/grade.py."""
+    parser = argparse.ArgumentParser(description=grader.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("submissions", type=Path, help="folder of .ipynb files, one per student")
+    parser.add_argument("--out", type=Path, default=Path("grades"), help="output folder (default: grades)")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                        help="submissions graded in parallel (default: the number of cores)")
+    parser.add_argument("--chapter", help="the page every submission must be, e.g. 04_em_gaussian_mixtures")
+    parser.add_argument("--force", action="store_true", help="grade again submissions already graded")
+    parser.add_argument("--cell-timeout", type=int, default=DEFAULTS["cell_timeout"],
+                        help="seconds per cell, and per check (default 60)")
+    parser.add_argument("--notebook-timeout", type=int, default=DEFAULTS["notebook_timeout"],
+                        help="seconds per notebook (default 600)")
+    parser.add_argument("--memory", type=parse_size, default=parse_size(DEFAULTS["memory"]),
+                        help="memory of a student's kernel and of all its processes together (default 2GiB)")
+    parser.add_argument("--file-size", type=parse_size, default=parse_size(DEFAULTS["file_size"]),
+                        help="largest file a student's kernel may write (default 100MiB)")
+    parser.add_argument("--tmp-size", type=parse_size, default=parse_size(DEFAULTS["tmp_size"]),
+                        help="size of the kernel's private /tmp, its only writable place (default 512MiB)")
+    parser.add_argument("--processes", type=int, default=DEFAULTS["processes"],
+                        help="processes and threads of one kernel, all together (default 64)")
+    parser.add_argument("--max-notebook-size", type=parse_size, default=parse_size(DEFAULTS["max_notebook_size"]),
+                        help="larger notebooks are refused unread, grade 0 (default 20MiB)")
+    parser.add_argument("--grader-memory", type=parse_size, default=parse_size(DEFAULTS["grader_memory"]),
+                        help="address space of the grading process of one notebook (default 6GiB)")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="run the kernels without bubblewrap and cgroups (see the README: what this loses)")
+    parser.add_argument("--key", type=Path,
+                        help="the course key (make course-key): judge each student's own variants")
+    parser.add_argument("--roster", type=Path,
+                        help="the roster of the handout (CSV, `student` column): names whose handout a notebook "
+                             "is, also for students who handed in nothing (default: the submissions' ids)")
+    parser.add_argument("--editions", type=Path, default=EDITIONS, help=argparse.SUPPRESS)
+    return parser
+
+
+def limits_for(args, hidden):
+    """The limits of every kernel and grading process, from the command line; ``hidden``: paths no kernel sees."""
+    return {"cell_timeout": args.cell_timeout, "notebook_timeout": args.notebook_timeout,
+            "memory": args.memory, "tree_memory": args.memory + 256 * 2**20, "file_size": args.file_size,
+            "cpu_time": args.notebook_timeout, "processes": args.processes, "tmp_size": args.tmp_size,
+            "max_notebook_size": args.max_notebook_size, "grader_memory": args.grader_memory,
+            "hidden": [str(h) for h in hidden]}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.submissions, args.out = args.submissions.resolve(), args.out.resolve()
+    args.editions = args.editions.resolve()
+    if not args.submissions.is_dir():
+        parser.error(f"{args.submissions} is not a folder")
+    if args.out == args.submissions or args.submissions in args.out.parents:
+        parser.error("the output folder must not be inside the submissions folder")
+    import variants as handouts
+
+    try:
+        key = handouts.read_key(args.key) if args.key else None
+        roster = handouts.read_roster(args.roster) if args.roster else []
+        overrides = handouts.read_overrides(args.key) if args.key else {}
+    except handouts.UsageError as exc:
+        parser.error(str(exc))
+    if args.key:
+        args.key = args.key.resolve()
+    secrets = [args.key, handouts.overrides_path(args.key)] if args.key else []
+    for secret in secrets:  # only root may read the key and its overrides, whatever else happens
+        tightened = _owner_only(secret)
+        if tightened:
+            print(f"grade.py: {escape(str(secret))} was readable by other users of this machine: made readable "
+                  "by its owner only (chmod go=)", file=sys.stderr)
+    # hidden by path from every kernel, should they lie inside a folder the sandbox binds
+    limits = limits_for(args, [args.submissions, args.out, ROOT / "chapters", *secrets,
+                               *([args.roster.resolve()] if args.roster else [])])
+    problem = sandbox.probe(ROOT, limits)
+    if problem and not args.unsafe_no_sandbox:
+        print(f"grade.py: cannot sandbox the students' kernels on this machine: {problem}.\n"
+              "Refusing to run student code unconfined. --unsafe-no-sandbox runs it anyway, without the "
+              "sandbox (read the README, 'Teaching with this book', for what that loses).", file=sys.stderr)
+        return 2
+    if args.unsafe_no_sandbox:
+        print("WARNING: --unsafe-no-sandbox: the students' code runs as this user, with its files, network "
+              "and processes, without memory or process limits for the whole tree.", file=sys.stderr)
+    editions = load_editions(args.editions)
+    if args.chapter and args.chapter not in editions:
+        parser.error(f"--chapter {args.chapter}: no student edition of that name in {args.editions}")
+    before = fingerprint(args.submissions)
+    submissions = find_submissions(args.submissions)
+    results_dir, feedback_dir = args.out / "results", args.out / "feedback"
+    args.out.mkdir(parents=True, exist_ok=True)
+    os.chmod(args.out, 0o700)  # the grades are the instructor's: no other user (the sandbox's) reads them
+    results_dir.mkdir(parents=True, exist_ok=True)
+    feedback_dir.mkdir(parents=True, exist_ok=True)
+    todo = [s for s in submissions if args.force or not (results_dir / f"{s.student}.json").exists()]
+    variants = {"mine": {}, "owners": {}, "keyed": key is not None}
+    if key is not None:
+        everyone = list(dict.fromkeys([*roster, *(s.student for s in submissions)]))
+        variants["mine"] = handouts.seeds(key, everyone, overrides)
+        for student, mine in variants["mine"].items():
+            for label, seed in mine.items():
+                variants["owners"].setdefault(label, {})[seed] = student
+    skipped = len(submissions) - len(todo)
+    if skipped:
+        print(f"{skipped} submission(s) already graded: skipped (use --force to grade them again)")
+    start, done = time.monotonic(), 0
+    _progress(0, len(todo), start)
+    results = {}
+    ctx = _pool_context()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {pool.submit(_grade_in_subprocess, s, args, limits, results_dir, editions, ctx, variants): s
+                   for s in todo}
+        for future in concurrent.futures.as_completed(futures):
+            submission = futures[future]
+            try:
+                result = future.result()
+            except Exception as exc:  # noqa: BLE001 - one student's failure never stops the class
+                result = validated(None, submission.student, editions, args.chapter)
+                result["notes"].append(f"The grader failed on this notebook ({type(exc).__name__}). Grade 0.")
+            result["file"] = submission.file
+            results[submission.student] = result
+            (feedback_dir / f"{submission.student}.md").write_text(feedback(result), encoding="utf-8")
+            done += 1
+            _progress(done, len(todo), start)
+    sys.stderr.write("\n")
+    for s in submissions:
+        if s.student not in results:  # graded by an earlier run
+            try:
+                raw = json.loads((results_dir / f"{s.student}.json").read_text())
+            except (OSError, ValueError):
+                raw = None
+            results[s.student] = validated(raw, s.student, editions, args.chapter)
+            results[s.student]["file"] = s.file
+            if not (feedback_dir / f"{s.student}.md").exists():
+                (feedback_dir / f"{s.student}.md").write_text(feedback(results[s.student]), encoding="utf-8")
+    ordered = [results[s.student] for s in submissions]
+    write_grades(ordered, editions, args.out)
+    write_variants(ordered, args.out)
+    print(f"{len(ordered)} submission(s) in {args.out / 'grades.csv'}; feedback in {feedback_dir}"
+          f" ({time.monotonic() - start:.0f} s)")
+    print(summary(ordered))
+    pairs = handout_pairs(ordered)
+    if pairs:
+        print("notebooks handed out to another student (their variant exercises got 0; OUT/variants.csv):")
+        print("\n".join(pairs))
+    elif key is not None:
+        print("variants: every notebook holds its own student's seeds (OUT/variants.csv)")
+    after = fingerprint(args.submissions)
+    if after == before:
+        print(f"submissions folder unchanged: {len(before)} file(s), sha256 checked before and after")
+        return 0
+    changed = sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n))
+    print(f"WARNING: the submissions folder changed while grading: {', '.join(escape(n, 200) for n in changed[:20])}",
+          file=sys.stderr)
+    return 3
+
+
+def _owner_only(path):
+    """Make ``path`` readable by its owner only when others or its group may read it; whether it changed."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return False
+    if mode & 0o077:
+        os.chmod(path, mode & 0o700)
+        return True
+    return False

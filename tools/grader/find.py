@@ -1,0 +1,161 @@
+"""Find: the student editions, which edition a submission is, and the steps of its run."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import stat
+from pathlib import Path
+from typing import NamedTuple
+
+from grader.common import EDITIONS, bounded, fence, printable_name
+
+
+class Submission(NamedTuple):
+    """One ``.ipynb`` of the submissions folder, named as the grader names it."""
+
+    path: Path
+    student: str  # the file name without .ipynb, printable (grades.csv's `student`, OUT/feedback/<student>.md)
+    file: str  # the whole file name, printable (grades.csv's `file`): escapes show bytes that are not UTF-8
+    regular: bool  # a regular file; a link, a folder or a device is never opened
+
+
+def find_submissions(folder):
+    """Every entry of ``folder`` whose name ends in .ipynb, in name order (by bytes), links included."""
+    found = []
+    for entry in sorted(os.scandir(folder), key=lambda e: os.fsencode(e.name)):
+        if not entry.name.endswith(".ipynb"):
+            continue
+        regular = stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode)
+        found.append(Submission(Path(entry.path), printable_name(Path(entry.name).stem), printable_name(entry.name),
+                                regular))
+    return found
+
+_EDITIONS_CACHE = {}
+
+
+def load_editions(folder=EDITIONS):
+    """page -> {"checks": [check cell dicts in order], "exercises": [(label, points)], "nb": notebook}."""
+    key = str(Path(folder).resolve())
+    if key not in _EDITIONS_CACHE:
+        _EDITIONS_CACHE[key] = _load_editions(folder)
+    return _EDITIONS_CACHE[key]
+
+
+def _load_editions(folder):
+    import nbformat
+
+    editions = {}
+    for path in sorted(Path(folder).glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        page = (nb.metadata.get("genmodels") or {}).get("page", path.stem)
+        checks, exercises, previous_code = [], [], None
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            if "check" in cell.metadata.get("tags", []):
+                label = cell.metadata.get("exercise") or f"check-{cell.id}"
+                points = cell.metadata.get("points", 1)
+                checks.append({"id": cell.id, "source": cell.source, "exercise": label, "points": points,
+                               "after": previous_code, "tag": cell.metadata.get("exercise"),
+                               "call": parse_check(cell.source, cell.id)})
+                exercises.append((label, points))
+            previous_code = cell.id
+        editions[page] = {"checks": checks, "exercises": exercises, "nb": nb, "path": path}
+    return editions
+
+
+def parse_check(source, cell_id="?"):
+    """``lib.checks.name(a, b, k=c)`` -> ("name", ["a", "b"], {"k": "c"}): parsed, never run."""
+    tree = ast.parse(source)
+    call = tree.body[0].value if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and ast.unparse(call.func.value) == "lib.checks"):
+        raise ValueError(f"check cell {cell_id} is not a single call lib.checks.<name>(...)")
+    if not all(isinstance(a, ast.Name) for a in call.args) or not all(
+            k.arg and isinstance(k.value, ast.Name) for k in call.keywords):
+        raise ValueError(f"check cell {cell_id}: the check's arguments must be names of the student's answers")
+    return call.func.attr, [a.id for a in call.args], {k.arg: k.value.id for k in call.keywords}
+
+
+def identify(nb, editions, expected=None):
+    """(page, problem): which edition the submission is, or why it cannot be graded."""
+    # A check cell is recognised by its id and the exercise it checks: ids alone
+    # ("cell-036") recur on every page of a chapter.
+    cells = {(c.get("id") if isinstance(c.get("id"), str) else None,
+              ex if isinstance(ex := (c.get("metadata") or {}).get("exercise"), str) else None) for c in nb.cells}
+    meta = nb.metadata.get("genmodels")
+    claimed = meta.get("page") if isinstance(meta, dict) else None
+    claimed = claimed if isinstance(claimed, str) else None
+
+    def overlap(page):
+        checks = editions[page]["checks"]
+        return sum((c["id"], c["tag"]) in cells for c in checks) / len(checks) if checks else 0.0
+
+    graded = [p for p in editions if editions[p]["checks"]]
+    best = max(graded, key=overlap) if graded else None
+    if claimed in editions and (not editions[claimed]["checks"] or overlap(claimed) >= 0.5):
+        page = claimed
+    elif claimed is None and best is not None and overlap(best) >= 0.5:
+        page = best
+    else:
+        looks = f" (its cells are those of {best})" if best and overlap(best) >= 0.5 else ""
+        shown = fence(claimed, 80) if claimed else "no page"
+        return (claimed if claimed in editions else None), (
+            f"this notebook says it is the student edition of {shown}, but its "
+            f"cells do not match that notebook{looks}. Start again from the student notebook "
+            "of the assignment and keep its cells.")
+    if expected and page != expected:
+        return page, (f"this is the notebook of {page}, but the assignment is {expected}: "
+                      "hand in the notebook of the assignment.")
+    return page, None
+
+
+def plan(nb, edition):
+    """The steps of a run: the submission's code cells, each pristine check after the cell it follows.
+
+    Returns (steps, notes): a step is ("code", id, source, tags) or ("check", check).  The
+    submission's own check cells (by id or tag) are dropped; a cell id of the grader's own
+    namespace ("grader-...") is renamed.
+    """
+    pristine = {c["id"] for c in edition["checks"]}
+    steps, notes, renamed = [], [], []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        cid = cell.get("id") if isinstance(cell.get("id"), str) else ""
+        tags = (cell.get("metadata") or {}).get("tags", [])
+        tags = [bounded(t, 40) for t in (tags if isinstance(tags, list) else [])[:10] if isinstance(t, str)]
+        if cid in pristine or "check" in tags:
+            continue
+        if cid.startswith("grader-"):
+            renamed.append(cid)
+            cid = "student-" + cid
+        source = cell.source if isinstance(cell.source, str) else ""
+        steps.append(("code", bounded(cid, 80), source, tags))
+    if renamed:
+        notes.append(f"{len(renamed)} cell id(s) of yours used the grader's own names (grader-...): they were "
+                     "renamed and ran as usual.")
+    for check in edition["checks"]:
+        position = next((i + 1 for i, s in enumerate(steps) if s[0] == "code" and s[1] == check["after"]),
+                        len(steps))
+        steps.insert(position, ("check", check))
+    return steps, notes
+
+
+def fingerprint(folder):
+    """name -> sha256 of every file in the submissions folder (what the grader checks is unchanged)."""
+    out = {}
+    for path in sorted(Path(folder).iterdir()):
+        if path.is_file() and not path.is_symlink():
+            digest = hashlib.sha256()
+            with open(path, "rb") as fh:
+                for block in iter(lambda: fh.read(2**20), b""):
+                    digest.update(block)
+            out[path.name] = digest.hexdigest()
+        else:
+            out[path.name] = "(not a regular file)"
+    return out
+
+

@@ -1,0 +1,97 @@
+"""Judge: the checks of ``lib.checks`` run here, in the grading process, on the kernel's plain data."""
+
+from __future__ import annotations
+
+import time
+
+from grader.common import STATUSES, bounded
+from grader.kernel import CheckAborted, InvalidReply, KernelFunction
+
+
+def forbidden(fn):
+    """The ``lib`` functions an answer to ``fn``'s exercise may not call (the tripwires the agent sets).
+
+    The one place the grader reads a check's policy: the agent receives what this returns.
+    """
+    return tuple(getattr(fn, "forbid", ()) or ())
+
+
+def run_check(check, runner):
+    """(status, message) of one check, judged in this process."""
+    import lib.checks
+    from lib.checks import _core
+
+    name, arg_names, kwarg_names = check["call"]
+    fn = getattr(lib.checks, name)
+    forbid = forbidden(fn)
+    runner.deadline = time.monotonic() + runner.limits["cell_timeout"]
+    try:
+        values = {}
+        for student_name in [*arg_names, *kwarg_names.values()]:
+            kind, value = runner.describe(student_name)
+            if kind == "missing":
+                return "failed", (f"name '{student_name}' is not defined: the check could not find your answer; "
+                                  "run the cells that define it, and keep its name.")
+            values[student_name] = KernelFunction(runner, student_name, forbid) if kind == "function" else value
+        result = fn(*[values[n] for n in arg_names], **{k: values[n] for k, n in kwarg_names.items()})
+    except CheckAborted as stop:
+        if stop.timed_out:
+            return "failed", bounded(stop.reason)
+        return "not run", bounded(f"{stop.reason} during this check (see the note).")
+    except InvalidReply as exc:
+        return "failed", bounded(str(exc))
+    finally:
+        runner.deadline = None
+    if type(result) is not _core.CheckResult or result.status not in STATUSES:
+        return "failed", "the check did not return a result."
+    return result.status, bounded(result.message)
+
+
+
+VERDICTS = ("own", "other", "book", "changed")  # of a variant cell, as the results record it
+
+
+def variant_decisions(nb, edition, variants):
+    """{exercise: (expected seed, verdict, owner)} for the variant exercises of ``edition``.
+
+    ``variants`` is {"mine": {exercise: seed}, "owners": {exercise: {seed: student}}, "keyed": bool};
+    the notebook's seeds are read from its cells, never run (tools/variants.notebook_seeds).
+    """
+    from lib.checks import _variants
+
+    import variants as handouts
+
+    found = handouts.notebook_seeds(nb)
+    out = {}
+    for check in edition["checks"]:
+        label = check["exercise"]
+        if label not in _variants.registered():
+            continue
+        expected = variants["mine"].get(label, 0)
+        seen = found.get(label, expected if not variants["keyed"] else None)
+        if seen == expected:
+            out[label] = (expected, "own", None)
+        elif seen is not None and seen in variants["owners"].get(label, {}):
+            out[label] = (expected, "other", variants["owners"][label][seen])
+        elif seen == 0:
+            out[label] = (expected, "book", None)
+        else:
+            out[label] = (expected, "changed", None)
+    return out
+
+
+def variant_message(label, verdict, owner, keyed):
+    """What the student reads for a variant exercise graded 0 because of its variant cell."""
+    if verdict == "other":
+        return (f"the variant cell of {label} holds the seed handed out to {owner}, not yours: this notebook's "
+                "numbers are another student's. 0 points for this exercise.")
+    if verdict == "book":
+        return (f"the variant cell of {label} holds seed 0, the book's numbers, not the seed handed out to you. "
+                "0 points for this exercise.")
+    if keyed:
+        return (f"the variant cell of {label} is missing or its seed is not the one handed out to you; keep the "
+                "cell as handed out. 0 points for this exercise.")
+    return (f"the variant cell of {label} holds a seed other than 0, and the grader was run without the course "
+            "key, so it judges the book's numbers (variant 0). 0 points for this exercise.")
+
+

@@ -1,0 +1,118 @@
+"""Report: results as the grader trusts them, and what it writes (grades.csv, variants.csv, feedback)."""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+import time
+
+from grader.common import STATUSES, bounded, csv_cell, escape
+from grader.judge import VERDICTS
+
+def validated(raw, student, editions, fallback_page=None):
+    """A result as the grader trusts it: page and exercises from the editions, statuses from a fixed set."""
+    raw = raw if isinstance(raw, dict) else {}
+    page = raw.get("page") if raw.get("page") in editions else (
+        fallback_page if fallback_page in editions else None)
+    notes = [bounded(n) for n in raw.get("notes", [])[:20] if isinstance(n, str)] \
+        if isinstance(raw.get("notes"), list) else []
+    seen = {}
+    for ex in raw.get("exercises", []) if isinstance(raw.get("exercises"), list) else []:
+        if isinstance(ex, dict) and isinstance(ex.get("exercise"), str):
+            seen.setdefault(ex["exercise"], ex)
+    exercises = []
+    for label, points in (editions[page]["exercises"] if page else []):
+        got = seen.get(label, {})
+        status = got.get("status") if got.get("status") in STATUSES else "not run"
+        message = bounded(got.get("message")) or "not graded: see the note above."
+        exercises.append({"exercise": label, "points": points, "status": status, "message": message})
+    errors = [e for e in raw.get("errors", []) if isinstance(e, list) and len(e) == 3][:200] \
+        if isinstance(raw.get("errors"), list) else []
+    labels = {label for label, _ in (editions[page]["exercises"] if page else [])}
+    variants = [[label, verdict, bounded(owner, 100) if isinstance(owner, str) else None]
+                for label, verdict, owner in (v for v in raw.get("variants", [])[:50]
+                                              if isinstance(v, list) and len(v) == 3)
+                if isinstance(label, str) and label in labels and verdict in VERDICTS] \
+        if isinstance(raw.get("variants"), list) else []
+    return {"student": student, "page": page, "exercises": exercises, "notes": notes, "errors": errors,
+            "variants": variants}
+
+
+def feedback(result):
+    lines = [f"# Feedback for {result['student']}", ""]
+    if result["page"]:
+        lines += [f"Notebook: {result['page']}", ""]
+    for note in result["notes"]:  # one line each: whatever a note quotes cannot start a line of its own
+        lines += [f"**Note.** {' '.join(note.splitlines())}", ""]
+    total, top = score(result)
+    lines += [f"Score: {total:g} / {top:g}", "", "| exercise | points | result |", "|---|---:|---|"]
+    for ex in result["exercises"]:
+        earned = ex["points"] if ex["status"] == "passed" else 0
+        message = " ".join(ex["message"].replace("|", "\\|").splitlines())
+        lines.append(f"| {ex['exercise']} | {earned:g} / {ex['points']:g} | {ex['status']}: {message} |")
+    return "\n".join(lines) + "\n"
+
+
+def score(result):
+    total = sum(ex["points"] for ex in result["exercises"] if ex["status"] == "passed")
+    return total, sum(ex["points"] for ex in result["exercises"])
+
+
+def write_grades(results, editions, out):
+    labels = [label for page in editions for label, _ in editions[page]["exercises"]
+              if any(r["page"] == page for r in results)]
+    tmp = out / "grades.csv.tmp"
+    with open(tmp, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["student", "chapter", *labels, "total", "max", "file"])
+        for r in sorted(results, key=lambda r: r["student"]):
+            earned = {ex["exercise"]: (ex["points"] if ex["status"] == "passed" else 0) for ex in r["exercises"]}
+            total, top = score(r)
+            writer.writerow([csv_cell(r["student"]), r["page"] or "", *[earned.get(lab, "") for lab in labels],
+                             f"{total:g}", f"{top:g}", csv_cell(r.get("file", ""))])
+    os.replace(tmp, out / "grades.csv")
+
+
+def write_variants(results, out):
+    """OUT/variants.csv: every variant exercise of every submission, and whose numbers its notebook holds."""
+    tmp = out / "variants.csv.tmp"
+    with open(tmp, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["student", "chapter", "exercise", "variant", "handed_out_to"])
+        for r in sorted(results, key=lambda r: r["student"]):
+            for label, verdict, owner in r.get("variants", []):
+                writer.writerow([csv_cell(r["student"]), r["page"] or "", label, verdict, csv_cell(owner or "")])
+    os.replace(tmp, out / "variants.csv")
+
+
+def handout_pairs(results):
+    """Lines naming each submission whose variant cells are another student's handout."""
+    lines = []
+    for r in sorted(results, key=lambda r: r["student"]):
+        owners = sorted({owner for _, verdict, owner in r.get("variants", []) if verdict == "other"})
+        if owners:
+            lines.append(f"  {escape(r['student'], 200)} handed in the notebook handed out to "
+                         f"{', '.join(escape(o, 200) for o in owners)}")
+    return lines
+
+
+def summary(results):
+    rates = {}
+    for r in results:
+        for ex in r["exercises"]:
+            rates.setdefault(ex["exercise"], []).append(ex["status"] == "passed")
+    lines = ["pass rate by exercise (hardest first):"]
+    for label, passed in sorted(rates.items(), key=lambda kv: sum(kv[1]) / len(kv[1])):
+        lines.append(f"  {label:<32} {sum(passed):>4} / {len(passed):<4} {100 * sum(passed) / len(passed):5.1f}%")
+    return "\n".join(lines)
+
+
+def _progress(done, total, start, width=30):
+    filled = int(width * done / total) if total else width
+    rate = (time.monotonic() - start) / done if done else 0
+    eta = f", about {rate * (total - done):.0f} s left" if done and done < total else ""
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} graded{eta}   ")
+    sys.stderr.flush()
+
+
