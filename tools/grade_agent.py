@@ -4,9 +4,11 @@
 The grader sends this file's source (after ``grade_wire.py``'s) with every
 request; the kernel runs it in a namespace of its own and calls
 :func:`serve`, which looks the student's name up, calls it on the decoded
-arguments (under the grader's NumPy error state, with warnings recorded and,
-for checks that name them, ``lib`` functions the answer may not call turned
-into tripwires) and leaves the encoded reply in the execute reply's payload.
+arguments (under the grader's NumPy error state, with warnings recorded and
+under the check's allow-list: ``lib.checks._core.tripwires`` arms everything
+of lib, scikit-learn and SciPy that the exercise does not allow, as in the
+student's own check cell) and leaves the encoded reply in the execute reply's
+payload.  A tripwire that fired is reported even when the answer caught it.
 
 Nothing here is trusted: the student's code may have replaced any of it.  The
 grader only ever reads plain data from the reply, validates it, and judges it
@@ -32,20 +34,19 @@ def _text(value, limit=_MAX_MESSAGE):
 def _error(exc):
     names = [getattr(c, "__name__", "Exception") for c in type(exc).__mro__][:12]
     error = {"type": names[0], "mro": names, "message": _text(exc)}
-    if isinstance(getattr(exc, "name", None), str):  # lib.checks._core.Delegation: the forbidden function
+    if isinstance(getattr(exc, "name", None), str):  # lib.checks._core.Delegation: what the answer called
         error["name"] = _text(exc.name, 200)
+        error["itself"] = getattr(exc, "itself", False) is True
     return {"ok": False, "error": error}
 
 
-def _tripwires(forbid):
-    if not forbid:
-        return _contextlib.nullcontext()
-    try:
-        from lib.checks import _core
-    except Exception:  # noqa: BLE001
-        return _contextlib.nullcontext()
-    wires = getattr(_core, "tripwires", None)
-    return wires(tuple(forbid)) if wires is not None else _contextlib.nullcontext()
+def _tripwires(policy, func):
+    """The check's allow-list around the call (lib.checks._core.tripwires), or nothing without a policy."""
+    if not isinstance(policy, dict):
+        return _contextlib.nullcontext([])
+    from lib.checks import _core
+
+    return _core.tripwires(policy, func)
 
 
 def _handle(request, user):
@@ -66,10 +67,11 @@ def _handle(request, user):
     args = decode(request["args"])
     kwargs = decode(request["kwargs"])
     originals = {i: a.copy() for i, a in enumerate(args) if isinstance(a, np.ndarray)}
+    fired = []
     with _warnings.catch_warnings(record=True) as caught:
         _warnings.simplefilter("always")
         try:
-            with np.errstate(**request["errstate"]), _tripwires(request.get("forbid")):
+            with np.errstate(**request["errstate"]), _tripwires(request.get("policy"), func) as fired:
                 out = func(*args, **kwargs)
         except KeyboardInterrupt:
             raise
@@ -81,6 +83,9 @@ def _handle(request, user):
             except WireError as exc:
                 reply = {"ok": False, "error": {"type": "ReturnValueTooLarge", "mro": ["ReturnValueTooLarge"],
                                                 "message": f"the value returned cannot be checked: {exc}"}}
+    if fired and (reply.get("ok") or reply["error"].get("type") != "Delegation"):  # caught by the answer
+        reply = {"ok": False, "error": {"type": "Delegation", "mro": ["Delegation", "Exception"],
+                                        "message": "a tripwire fired", "name": _text(fired[0], 200)}}
     reply["warnings"] = [[getattr(w.category, "__name__", "Warning"), _text(w.message, 500)] for w in caught[:20]]
     mutated = []
     for i, before in originals.items():
