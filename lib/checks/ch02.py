@@ -474,4 +474,37 @@ def variance_mse_experiment(student_fn):
         raise Failure(
             "column 2 (mean squared error of the unbiased estimator, which divides by n - 1) is off."
         )
+    _experiment_is_run(student_fn, got, n_values, sigma2, (tol_mean * mean_mle, tol_mle * mse_mle,
+                                                          tol_unb * mse_unbiased))
+
+
+def _experiment_is_run(student_fn, got, n_values, sigma2, tolerances):
+    """Refuse a table that is reported rather than simulated: the check runs the experiment again with its
+    own seeds.  The same seed must give the same table; other seeds must move every column by about its
+    Monte Carlo error, as independent runs do (a table of exact values, or exact values plus a token
+    noise, does not move; the average |z| of 15 differences of real runs is about 0.8)."""
+    again = call(student_fn, n_values.copy(), _EXPERIMENT_REPEATS, sigma2, np.random.default_rng(5),
+                 name="variance_mse_experiment")
+    if not np.array_equal(np.asarray(again, dtype=float), got):
+        raise Failure("two runs with the same generator give different tables: draw every random number "
+                      "from the rng argument, and nothing from np.random's global state.")
+    se = np.stack(tolerances, axis=1) / _EXPERIMENT_N_SE  # (len(n), 3): one Monte Carlo standard error
+    z = []
+    for seed in (6, 7):
+        other = expect_array(call(student_fn, n_values.copy(), _EXPERIMENT_REPEATS, sigma2,
+                                  np.random.default_rng(seed), name="variance_mse_experiment"),
+                             got.shape, "the table", name="variance_mse_experiment")
+        z.append(np.abs(other - got) / (np.sqrt(2.0) * se))
+    spread = float(np.mean(z))
+    if spread == 0.0:
+        raise Failure("your table is the same for every generator: the check runs your experiment with its own "
+                      "seeds, and a simulation's averages change with its random draws. Simulate the samples "
+                      "with rng and average over the repetitions; do not return the theoretical values.")
+    if spread < 0.1:
+        raise Failure("your table barely changes between generators (far less than the Monte Carlo error of "
+                      "20,000 repetitions): the check runs your experiment with its own seeds. Simulate the "
+                      "samples with rng and average over the repetitions; do not return theoretical values.")
+    if spread > 10.0:
+        raise Failure("your table changes between generators far more than the Monte Carlo error of 20,000 "
+                      "repetitions allows: average over all the repetitions you were asked for.")
 

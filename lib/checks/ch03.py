@@ -409,3 +409,24 @@ def naive_bayes_vs_lda(student_fn):
                 f"with rho = {rho} the naive Bayes accuracy is far from its large-sample value; fit it with "
                 'covariance_type="diag" on the same training set.'
             )
+    _accuracies_are_run(student_fn)
+
+
+def _accuracies_are_run(student_fn):
+    """Refuse accuracies that are reported rather than measured: over 6 seeds of the check's own, each
+    accuracy must vary at least a tenth as much as the 20000-point test set alone makes it vary."""
+    runs = []
+    for seed in range(10, 16):
+        out = expect_tuple(call(student_fn, 0.9, 2000, np.random.default_rng(seed), name="naive_bayes_vs_lda"),
+                           2, "(accuracy_nb, accuracy_lda)", name="naive_bayes_vs_lda")
+        runs.append([expect_scalar(v, "an accuracy", name="naive_bayes_vs_lda") for v in out])
+    runs = np.array(runs)  # (6, 2)
+    lda_inf, nb_inf = _theory_accuracies(0.9)
+    test_noise = np.sqrt(np.array([nb_inf * (1 - nb_inf), lda_inf * (1 - lda_inf)]) / 20000)
+    if np.any(runs.std(axis=0, ddof=1) < 0.1 * test_noise):
+        raise Failure(
+            "your accuracies hardly change between generators: the check runs your experiment with its own "
+            "seeds, and accuracies measured on a random test set of 20000 points vary by about 0.003. Draw the "
+            "training and test sets with rng, fit both classifiers and score them; do not return theoretical "
+            "values."
+        )
