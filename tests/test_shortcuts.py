@@ -18,7 +18,9 @@ each has an allow-list), so for every function check:
 
 The class at the end goes through the real sandboxed grader (as
 tests/test_grade.py does): each shortcut, pasted into an otherwise solved
-student notebook, is graded 0 for its exercise, with the same message.
+student notebook, is graded 0 for its exercise, with the same message as the
+student's own check cell gives; a variant's answer read from ``lib.checks``
+in a cell finds nothing there (the sandbox's ``lib.checks`` holds no check).
 """
 
 import csv
@@ -224,27 +226,36 @@ import student  # noqa: E402
 
 _NO_SANDBOX = sandbox.probe(ROOT, {})
 
-# page -> (exercise, shortcut answer cell, what the feedback names)
+# submission -> (page, exercise, shortcut answer cell, what the feedback names)
 GRADED = {
-    "01_discriminative_vs_generative": ("ex-dvg-sigmoid", "from scipy.special import expit\n\nsigmoid = expit\n",
+    "01_discriminative_vs_generative": ("01_discriminative_vs_generative", "ex-dvg-sigmoid", "from scipy.special import expit\n\nsigmoid = expit\n",
                                         "your answer is `scipy.special.expit` itself"),
-    "02_2_naive_bayes_spam": ("ex-nb-word-log-probs", "from sklearn.naive_bayes import MultinomialNB\n\n\n"
+    "02_2_naive_bayes_spam": ("02_2_naive_bayes_spam", "ex-nb-word-log-probs", "from sklearn.naive_bayes import MultinomialNB\n\n\n"
                               "def nb_word_log_probs(X, y, alpha):\n"
                               "    return MultinomialNB(alpha=alpha, force_alpha=True).fit(X, y).feature_log_prob_\n",
                               "calls `sklearn."),
-    "02_3_gaussian_mle": ("ex-gaussian-max-log-likelihood", "from scipy.stats import multivariate_normal\n\n\n"
+    "02_3_gaussian_mle": ("02_3_gaussian_mle", "ex-gaussian-max-log-likelihood", "from scipy.stats import multivariate_normal\n\n\n"
                           "def gaussian_max_log_likelihood(X):\n"
                           "    cov = np.atleast_2d(np.cov(X.T, bias=True))\n"
                           "    return multivariate_normal(X.mean(axis=0), cov).logpdf(X).sum()\n",
                           "calls `scipy.stats"),
-    "03_3_fisher_shrinkage": ("ex-gda-ledoit-wolf", "from sklearn.covariance import ledoit_wolf\n\n\n"
+    "03_3_fisher_shrinkage": ("03_3_fisher_shrinkage", "ex-gda-ledoit-wolf", "from sklearn.covariance import ledoit_wolf\n\n\n"
                               "def ledoit_wolf_intensity(X):\n    return ledoit_wolf(X)[1]\n",
                               "calls `sklearn.covariance"),
-    "04_1_em_bound": ("ex-em-lower-bound", "import lib.em_theory\n\n\n"
+    "04_1_em_bound": ("04_1_em_bound", "ex-em-lower-bound", "import lib.em_theory\n\n\n"
                       "def lower_bound_spherical(X, resp, weights, means, variances):\n"
                       "    return (log_likelihood(X, weights, means, variances, 'spherical')\n"
                       "            - lib.em_theory.posterior_kl(X, resp, weights, means, variances, 'spherical'))\n",
                       "calls `lib."),
+    # a variant's answer read from lib.checks in a cell: the sandbox's lib.checks holds no check
+    # (lib/checks/_sandbox.py), so the cell fails and the answer is missing
+    "variant-spec-answer": ("02_4_risk_kl_misspecification", "ex-gaussian-kl-value",
+                            "from lib.checks import _variants\n\n"
+                            "spec = _variants.registered()['ex-gaussian-kl-value']\n"
+                            "answer = spec.answer(spec.params(0))\n", "name 'answer' is not defined"),
+    "variant-reference": ("02_4_risk_kl_misspecification", "ex-gaussian-kl-value",
+                          "import lib.checks.ch02\n\nanswer = lib.checks.ch02._kl_reference()[0]\n",
+                          "name 'answer' is not defined"),
 }
 
 
@@ -266,8 +277,8 @@ def graded(tmp_path_factory):
             pytest.fail(f"the grader's sandbox is not available on this CI machine: {_NO_SANDBOX}", pytrace=False)
         pytest.skip(f"no sandbox for the grader here: {_NO_SANDBOX}")
     subs, out = tmp_path_factory.mktemp("shortcuts"), tmp_path_factory.mktemp("shortcuts-out")
-    for page, (exercise, source, _) in GRADED.items():
-        nbformat.write(_shortcut_notebook(page, exercise, source), subs / f"shortcut-{page}.ipynb")
+    for name, (page, exercise, source, _) in GRADED.items():
+        nbformat.write(_shortcut_notebook(page, exercise, source), subs / f"shortcut-{name}.ipynb")
     cmd = [sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out), "-j", "2",
            "--cell-timeout", "120"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
@@ -276,23 +287,25 @@ def graded(tmp_path_factory):
     return rows, out
 
 
-@pytest.mark.parametrize("page", sorted(GRADED))
-def test_the_grader_gives_a_shortcut_zero(graded, page):
+@pytest.mark.parametrize("name", sorted(GRADED))
+def test_the_grader_gives_a_shortcut_zero(graded, name):
     rows, out = graded
-    exercise, _, says = GRADED[page]
-    row = rows[f"shortcut-{page}"]
+    _, exercise, _, says = GRADED[name]
+    row = rows[f"shortcut-{name}"]
     assert row[exercise] == "0", row
-    feedback = (out / "feedback" / f"shortcut-{page}.md").read_text()
+    feedback = (out / "feedback" / f"shortcut-{name}.md").read_text()
     line = next(line for line in feedback.splitlines() if line.startswith(f"| {exercise} |"))
-    assert says in line and "this exercise asks you to write it" in line, line
+    assert says in line, line
+    if not name.startswith("variant-"):
+        assert "this exercise asks you to write it" in line, line
     others = [label for label in row if label.startswith("ex-") and label != exercise]
     assert all(row[label] == "1" for label in others), row  # the rest of the notebook is graded as usual
 
 
-@pytest.mark.parametrize("page", sorted(GRADED))
+@pytest.mark.parametrize("page", sorted(name for name in GRADED if not name.startswith("variant-")))
 def test_the_students_own_check_cell_agrees(page):
     """The same answer cell, run in this process, and the same check: the same verdict and name."""
-    exercise, source, says = GRADED[page]
+    _, exercise, source, says = GRADED[page]
     namespace = {"np": np, "log_likelihood": mixture.log_likelihood}
     exec(compile(source, f"<answer cell of {page}>", "exec"), namespace)
     checker = next(fn for _, fn in FUNCTION_CHECKS if fn.exercise == exercise)
@@ -300,3 +313,27 @@ def test_the_students_own_check_cell_agrees(page):
                   and k not in ("log_likelihood", "multivariate_normal", "MultinomialNB", "expit")
                   and getattr(v, "__name__", "") != "ledoit_wolf" and not isinstance(v, type(np)))
     _assert_refused(checker(answer), says)
+
+
+def test_the_sandbox_edition_of_lib_checks_holds_no_check(tmp_path):
+    """lib/checks/_sandbox.py: what the grading sandbox mounts over lib/checks."""
+    import importlib.util
+
+    from lib.checks import _sandbox
+
+    folder = _sandbox.write_edition(tmp_path / "checks", {"ex-gaussian-kl-value": [0, 12345]})
+    assert sorted(p.name for p in folder.iterdir()) == ["__init__.py", "_core.py", "variants.json"]
+    spec = importlib.util.spec_from_file_location("sandboxed_checks", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for seed in (0, 12345):
+        shown, real = module.variant("ex-gaussian-kl-value", seed=seed), _variants.Variant(
+            _exercise="ex-gaussian-kl-value", _seed=seed, **_variants.params("ex-gaussian-kl-value", seed))
+        assert repr(shown) == repr(real) and shown.mu0 == real.mu0
+    with pytest.raises(ValueError, match="not the one handed out"):
+        module.variant("ex-gaussian-kl-value", seed=7)
+    with pytest.raises(AttributeError, match="the grader runs the checks itself"):
+        module.gaussian_kl_value  # noqa: B018 - the attribute access is the test
+    text = "".join(p.read_text() for p in folder.iterdir())
+    assert "_kl_values" not in text and "answer" not in (folder / "variants.json").read_text()

@@ -52,8 +52,10 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -499,7 +501,7 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
     import nbformat
 
     import sandbox
-    from lib.checks import _variants
+    from lib.checks import _sandbox, _variants
 
     variants = variants or {"mine": {}, "owners": {}, "keyed": False}
 
@@ -538,6 +540,11 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
         ex["message"] = "not run: the notebook stopped before this check (see the note)."
     _save(result, target)
 
+    # The sandbox's lib.checks holds the variant cells' numbers and the tripwires, no check (issue 36).
+    checks_edition = Path(tempfile.mkdtemp(prefix="gm-checks-"))
+    os.chmod(checks_edition, 0o755)
+    _sandbox.write_edition(checks_edition, {label: [0, seed] for label, (seed, _, _) in decided.items()})
+    limits = dict(limits, overlays=[(str(checks_edition), str(ROOT / "lib" / "checks"))])
     box = sandbox.Sandbox(ROOT, limits, unsafe=unsafe)
     link = None
     try:
@@ -591,6 +598,7 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
         if link is not None:
             link.close()
         box.kill()
+        shutil.rmtree(checks_edition, ignore_errors=True)
     _save(result, target)
     return result
 

@@ -207,7 +207,7 @@ def _visible_paths(root):
     return out
 
 
-def bwrap_command(root, tmp_size, info_fd, conn_fd, extra_fds, kernel_argv, hidden=()):
+def bwrap_command(root, tmp_size, info_fd, conn_fd, extra_fds, kernel_argv, hidden=(), overlays=()):
     """The bwrap command line (and the fds it needs kept open) for one kernel."""
     args = ["bwrap", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
@@ -226,6 +226,8 @@ def bwrap_command(root, tmp_size, info_fd, conn_fd, extra_fds, kernel_argv, hidd
         h = os.path.realpath(h)
         if any(h == b or h.startswith(b.rstrip("/") + "/") for b in bound) and os.path.isdir(h):
             args += ["--tmpfs", h]
+    for source, destination in overlays:  # e.g. lib/checks as the sandbox shows it (lib/checks/_sandbox.py)
+        args += ["--ro-bind", str(source), str(destination)]
     args += ["--dev", "/dev", "--proc", "/proc",
              "--ro-bind-data", str(conn_fd), "/tmp/.gm/kernel.json",
              "--remount-ro", "/", "--chdir", "/tmp/run",
@@ -312,7 +314,7 @@ class Sandbox:
         fds = []
         try:
             cmd = bwrap_command(self.root, limits["tmp_size"], info_w, conn_r, fds, kernel_argv,
-                                limits.get("hidden", ()))
+                                limits.get("hidden", ()), limits.get("overlays", ()))
             enter = " ; ".join(f"echo $$ > {f}" for f in self.cgroup.procs_files())
             shell = ["/bin/sh", "-c", f'{enter} && exec "$@"', "sh", *cmd]
             self.proc = subprocess.Popen(shell, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
