@@ -543,7 +543,11 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
     # The sandbox's lib.checks holds the variant cells' numbers and the tripwires, no check (issue 36).
     checks_edition = Path(tempfile.mkdtemp(prefix="gm-checks-"))
     os.chmod(checks_edition, 0o755)
-    _sandbox.write_edition(checks_edition, {label: [0, seed] for label, (seed, _, _) in decided.items()})
+    import variants as handouts
+
+    found = handouts.notebook_seeds(nb)  # the numbers of a seed in the notebook print as usual (0 points)
+    _sandbox.write_edition(checks_edition, {label: [0, seed, found.get(label, 0)]
+                                            for label, (seed, _, _) in decided.items()})
     limits = dict(limits, overlays=[(str(checks_edition), str(ROOT / "lib" / "checks"))])
     box = sandbox.Sandbox(ROOT, limits, unsafe=unsafe)
     link = None

@@ -77,8 +77,11 @@ def write_edition(folder, seeds):
         spec = _variants.registered().get(label)
         if spec is None:
             continue
-        for seed in sorted({int(s) for s in wanted}):
-            params = spec.params(seed)
+        for seed in sorted({s for s in wanted if isinstance(s, int) and not isinstance(s, bool)}):
+            try:
+                params = spec.params(seed)
+            except (TypeError, ValueError):  # not a seed at all: the variant cell will say so
+                continue
             text = repr(_variants.Variant(_exercise=label, _seed=seed, **params))
             table.setdefault(label, {})[str(seed)] = {"params": {k: _plain(v) for k, v in params.items()},
                                                       "text": text}
