@@ -450,3 +450,25 @@ def test_the_csv_and_the_summary(tmp_path):
     lines = similarity.summary(rows)
     assert "alice and bob" in lines[1] and "the book's solution" in lines[2]
     assert "no pair" in similarity.summary([])[0]
+
+
+def test_answers_are_read_from_a_submission_by_the_cells_the_checks_follow():
+    import nbformat
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import grade
+
+    page = "04_em_gaussian_mixtures"
+    edition = grade.load_editions()[page]
+    nb = nbformat.read(ROOT / "student" / f"{page}.ipynb", as_version=4)
+    answers = similarity.answers_of(nb, edition["checks"])
+    assert set(answers) == {c["exercise"] for c in edition["checks"]}
+    assert "def e_step_spherical" in answers["ex-em-e-step"]
+    assert similarity.answers_of({"cells": "not a list"}, edition["checks"]) == {}
+    # two untouched starters are not a copy
+    starter = "def f(X, resp):\n    " + "\n    ".join(f"a{i} = X[{i}] * resp[{i}] + {i}" for i in range(8)) + \
+        "\n    raise NotImplementedError\n"
+    assert len(similarity.tokens(starter)) >= similarity.MIN_TOKENS
+    both = {"a": {"x": starter}, "b": {"x": starter}}
+    assert similarity.report(both, starters={"x": starter}) == []
+    assert similarity.report(both) == [("x", "a", "b", 1.0)]

@@ -30,7 +30,8 @@ report would then accuse by coincidence.  A pair is reported at
 API: :func:`report` -> rows ``(exercise, student, other, similarity)``, where
 ``other`` is another student, ``"book"`` or ``"lib"``; :func:`write_csv`
 writes ``OUT/similarity.csv``; :func:`summary` gives the lines the grader
-prints; :func:`book_solutions` and :func:`lib_sources` collect the two
+prints; :func:`answers_of` reads a submission's answer cells (the cell each
+check follows), :func:`book_solutions` and :func:`lib_sources` collect the two
 references.
 """
 
@@ -364,22 +365,25 @@ def contained(a, reference):
 
 # ----------------------------------------------------------------- report --
 
-def report(answers, book=None, lib=None, *, threshold=THRESHOLD, min_tokens=MIN_TOKENS):
+def report(answers, book=None, lib=None, *, starters=None, threshold=THRESHOLD, min_tokens=MIN_TOKENS):
     """Rows ``(exercise, student, other, similarity)`` of the pairs at ``threshold`` or above.
 
     ``answers`` is {student: {exercise label: answer source}}; ``book`` and
-    ``lib`` are {label: source} (the folded solution, lib's own function).
+    ``lib`` are {label: source} (the folded solution, lib's own function);
+    ``starters`` ({label: the student edition's starter cell}) leaves out the
+    answers that are the untouched starter.
     ``other`` is another student (each pair once, the two ids in sorted
     order), ``"book"`` or ``"lib"``.  Answers with fewer than ``min_tokens``
     normalised tokens, and answers that do not parse, are left out.  Sorted by
     exercise, then by similarity (highest first), then by names.
     """
     book, lib = book or {}, lib or {}
+    untouched = {label: tokens(source) for label, source in (starters or {}).items()}
     by_exercise = {}
     for student, mine in sorted(answers.items()):
         for label, source in sorted((mine or {}).items()):
             toks = tokens(source)
-            if len(toks) >= min_tokens:
+            if len(toks) >= min_tokens and toks != untouched.get(label):
                 by_exercise.setdefault(label, []).append((str(student), toks))
     rows = []
     for label, entries in sorted(by_exercise.items()):
@@ -429,6 +433,24 @@ def summary(rows, limit=20):
     if len(rows) > limit:
         lines.append(f"  ... and {len(rows) - limit} more")
     return lines
+
+
+def answers_of(nb, checks):
+    """{exercise label: the source of the answer cell} of a submission, read as text, never run.
+
+    ``nb`` is the submission (an nbformat notebook or its dict); ``checks`` is
+    the student edition's check list as the grader loads it (each with its
+    ``exercise`` and ``after``, the id of the answer cell the check follows).
+    """
+    cells = {}
+    for cell in (nb.get("cells") or []) if isinstance(nb, dict) else []:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code" and isinstance(cell.get("id"), str):
+            source = cell.get("source")
+            source = "".join(source) if isinstance(source, list) else source
+            if isinstance(source, str):
+                cells[cell["id"]] = source
+    return {c["exercise"]: cells[c["after"]] for c in checks
+            if isinstance(c, dict) and c.get("after") in cells and isinstance(c.get("exercise"), str)}
 
 
 # ------------------------------------------------------------- references --
