@@ -541,7 +541,9 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
     _save(result, target)
 
     # The sandbox's lib.checks holds the variant cells' numbers and the tripwires, no check (issue 36).
-    checks_edition = Path(tempfile.mkdtemp(prefix="gm-checks-"))
+    # Its folder is made (and removed) by the parent process, which outlives a worker killed at the limit.
+    own_folder = "checks_edition" not in limits
+    checks_edition = Path(limits["checks_edition"] if not own_folder else tempfile.mkdtemp(prefix="gm-checks-"))
     os.chmod(checks_edition, 0o755)
     import variants as handouts
 
@@ -602,9 +604,35 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
         if link is not None:
             link.close()
         box.kill()
-        shutil.rmtree(checks_edition, ignore_errors=True)
+        if own_folder:
+            shutil.rmtree(checks_edition, ignore_errors=True)
     _save(result, target)
     return result
+
+
+def write_similarity(submissions, results, editions, out, max_size):
+    """OUT/similarity.csv and the pairs in the summary (tools/grader/similarity.py: answers read as text)."""
+    import nbformat
+    from grader import similarity
+
+    import lib.checks
+
+    answers, starters = {}, {}
+    for path, result in zip(submissions, results):
+        edition = editions.get(result.get("page"))
+        if edition is None or path.stat().st_size > max_size:
+            continue
+        try:
+            nb = nbformat.reads(path.read_text(), as_version=4)
+        except Exception:  # noqa: BLE001 - an unreadable notebook has no answers to compare
+            continue
+        answers[result["student"]] = similarity.answers_of(nb, edition["checks"])
+        starters.update(similarity.answers_of(edition["nb"], edition["checks"]))
+    checks = [getattr(lib.checks, name) for name in lib.checks.__all__]
+    rows = similarity.report(answers, similarity.book_solutions(ROOT / "chapters"),
+                             similarity.lib_sources(checks), starters=starters)
+    similarity.write_csv(rows, out)
+    print("\n".join(similarity.summary(rows)))
 
 
 def _too_large(size, limits):
@@ -802,8 +830,10 @@ def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx, v
 
     mine = {"mine": variants["mine"].get(student, {}), "owners": variants["owners"], "keyed": variants["keyed"]} \
         if variants else None
+    checks_edition = tempfile.mkdtemp(prefix="gm-checks-")  # the sandbox's lib.checks (run_one)
     proc = ctx.Process(target=this._worker, args=(str(submission), str(target), args.chapter, str(args.editions),
-                                                  limits, args.unsafe_no_sandbox, mine), daemon=True)
+                                                  dict(limits, checks_edition=checks_edition),
+                                                  args.unsafe_no_sandbox, mine), daemon=True)
     proc.start()
     note = None
     proc.join(limits["notebook_timeout"])
@@ -816,6 +846,7 @@ def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx, v
         proc.join()
         note = (f"The notebook did not finish within {limits['notebook_timeout']} s in all and was stopped. "
                 "Grade 0 for the checks that had not reported.")
+    shutil.rmtree(checks_edition, ignore_errors=True)
     sandbox.remove_stale_cgroups(proc.pid)
     try:
         raw = json.loads(target.read_text())
@@ -960,6 +991,7 @@ def main(argv=None):
         print("\n".join(pairs))
     elif key is not None:
         print("variants: every notebook holds its own student's seeds (OUT/variants.csv)")
+    write_similarity(submissions, ordered, editions, args.out, limits["max_notebook_size"])
     after = fingerprint(args.submissions)
     if after == before:
         print(f"submissions folder unchanged: {len(before)} file(s), sha256 checked before and after")
