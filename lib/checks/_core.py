@@ -116,7 +116,7 @@ class NotImplementedYet(Exception):
 #: one first imported by the answer is covered too (code is recognised by the file it was loaded from).
 ARMED_PACKAGES = ("lib", "sklearn", "scipy", "statsmodels", "pandas", "patsy", "torch", "jax", "jaxlib",
                   "tensorflow", "keras", "sympy", "pymc", "numpyro", "pyro", "pomegranate", "xgboost",
-                  "lightgbm", "numba")
+                  "lightgbm")
 
 #: What every answer may call besides NumPy and Python's standard library (never armed): linear algebra
 #: computes nothing an exercise asks for, and the book's style asks for Cholesky solves.
