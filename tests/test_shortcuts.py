@@ -300,7 +300,7 @@ def test_the_grader_gives_a_shortcut_zero(graded, name):
         assert "this exercise asks you to write it" in line, line
     # the page's other exercises (a class of several chapters leaves the other pages' columns empty)
     others = [label for label in row if label.startswith("ex-") and label != exercise and row[label] != ""]
-    assert others and all(row[label] == "1" for label in others), row  # graded as usual
+    assert all(row[label] == "1" for label in others), row  # graded as usual (01 and 02_4 have one)
 
 
 @pytest.mark.parametrize("page", sorted(name for name in GRADED if not name.startswith("variant-")))
