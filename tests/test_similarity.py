@@ -425,6 +425,8 @@ def test_answers_that_do_not_parse_or_are_not_text_are_left_out():
     rows = similarity.report({"a": {"x": broken}, "b": {"x": broken}, "c": {"x": None}, "d": {}},
                              {"x": broken}, min_tokens=0)
     assert rows == [] and similarity.normalise(broken) is None and similarity.tokens(None) == []
+    huge = "def f(x):\n" + "    x = x + 1\n" * 10_000  # over MAX_SOURCE: left out, never compared
+    assert similarity.tokens(huge) == [] and similarity.report({"a": {"x": huge}, "b": {"x": huge}}) == []
 
 
 def test_imports_and_aliases_are_one_name():

@@ -48,11 +48,11 @@ from pathlib import Path
 
 MIN_TOKENS = 60
 THRESHOLD = 0.85
+MAX_SOURCE = 50_000  # characters: a longer answer cell is left out (the comparison grows with its square)
 COLUMNS = ("exercise", "student", "other", "similarity")
 
 # Aliases a notebook of the book defines before any answer (the pages' first cells).
 DEFAULT_IMPORTS = {"np": "numpy", "plt": "matplotlib.pyplot", "V": "lib.variational"}
-_STRING = "'S'"
 
 
 # ------------------------------------------------------------- normalising --
@@ -301,8 +301,8 @@ class _Rename(ast.NodeTransformer):
 
 
 def normalise(source):
-    """The answer's normalised code (a string), or None when it does not parse."""
-    if not isinstance(source, str):
+    """The answer's normalised code (a string), or None when it does not parse (or is over MAX_SOURCE)."""
+    if not isinstance(source, str) or len(source) > MAX_SOURCE:
         return None
     try:
         tree = ast.parse(source)
