@@ -12,6 +12,9 @@ import lib.checks
 from lib import logistic
 from lib.checks import ch01
 from check_helpers import assert_fails, assert_standard_failure_modes
+from check_helpers import trusted_helpers  # noqa: E402,F401 - a fixture
+
+pytestmark = pytest.mark.usefixtures("trusted_helpers")
 
 
 def test_checks_are_exported():

@@ -10,6 +10,9 @@ from scipy.stats import norm
 import lib.checks
 from lib.checks import ch01_perceptron_probit as mod
 from check_helpers import assert_fails, assert_standard_failure_modes
+from check_helpers import trusted_helpers  # noqa: E402,F401 - a fixture
+
+pytestmark = pytest.mark.usefixtures("trusted_helpers")
 
 
 def test_checks_are_exported():

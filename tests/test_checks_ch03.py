@@ -9,6 +9,9 @@ import lib.checks
 from lib import discriminant
 from lib.checks import ch03
 from check_helpers import assert_fails
+from check_helpers import trusted_helpers  # noqa: E402,F401 - a fixture
+
+pytestmark = pytest.mark.usefixtures("trusted_helpers")
 
 
 def test_checks_are_exported():

@@ -10,6 +10,9 @@ import lib.checks
 from lib import mixture
 from lib.checks import ch04
 from check_helpers import assert_fails
+from check_helpers import trusted_helpers  # noqa: E402,F401 - a fixture
+
+pytestmark = pytest.mark.usefixtures("trusted_helpers")
 
 
 def test_checks_are_exported():

@@ -9,6 +9,9 @@ from lib import gaussian as lib_gaussian
 from lib import mixture
 from lib import variational as V
 from check_helpers import assert_fails, not_implemented, raises
+from check_helpers import trusted_helpers  # noqa: E402,F401 - a fixture
+
+pytestmark = pytest.mark.usefixtures("trusted_helpers")
 
 
 COMMON = [checks.elbo_discrete, checks.mean_field_update, checks.hard_em_step, checks.mean_field_gap]

@@ -1,17 +1,22 @@
-"""Checks notice delegation (issue 24): an answer that calls lib's own implementation fails.
+"""Checks refuse borrowed code (issues 24 and 36): an answer may call only what its exercise allows.
 
-Every check names, in its ``forbid=`` tuple, the ``lib`` functions that do
-its exercise's work.  For every such check and every named function, two
-submissions must fail with the delegation message: (a) the lib function
-itself handed in as the answer, (b) a wrapper that calls it.  For every
-exercise whose function lib implements, a "calls lib" answer adapted to the
-exercise's signature passes the check's body when the tripwires are off (so
-it is a right answer) and fails under them.  The rest tests
-``lib.checks._core.tripwires`` itself.
+Every check carries an allow-list (``allow``: what an answer may call besides
+NumPy, Python's standard library and ``scipy.linalg``) and names lib's own
+implementation of its exercise (``solves``).  For every check and every
+function it names in ``solves``, two submissions must fail with the delegation
+message: (a) the lib function itself handed in as the answer, (b) a wrapper
+that calls it.  For every exercise whose function lib implements, a "calls
+lib" answer adapted to the exercise's signature passes the check's body when
+no allow-list applies (so it is a right answer) and fails under it.  The rest
+tests ``lib.checks._core.tripwires`` itself; tests/test_shortcuts.py hands in
+the shortcuts through SciPy and scikit-learn.
 """
 
 import functools
 import inspect
+import sys
+import threading
+import types
 
 import numpy as np
 import pytest
@@ -34,8 +39,8 @@ def _all_checks():
 
 
 CHECKS = _all_checks()
-FORBIDDING = [(name, fn) for name, fn in CHECKS if fn.forbid]
-PAIRS = [(name, forbidden) for name, fn in FORBIDDING for forbidden in fn.forbid]
+SOLVING = [(name, fn) for name, fn in CHECKS if fn.solves]
+PAIRS = [(name, solver) for name, fn in SOLVING for solver in fn.solves]
 
 
 def _assert_delegation(result, name):
@@ -44,18 +49,30 @@ def _assert_delegation(result, name):
     assert "this exercise asks you to write it" in result.message, result.message
 
 
-def test_every_check_has_a_forbid_tuple_of_resolvable_functions():
+def test_every_check_has_an_allow_list_of_resolvable_names():
     assert len(CHECKS) > 30
     for name, fn in CHECKS:
-        assert isinstance(fn.forbid, tuple), name
-        for dotted in fn.forbid:
-            func = _core.resolve(dotted)
-            assert inspect.isfunction(func), (name, dotted)
+        assert isinstance(fn.allow, tuple) and isinstance(fn.solves, tuple), name
+        assert fn.forbid == fn.solves, name  # the older name, read by tests/giveaways.py
+        for dotted in fn.allow:
+            _core._lookup(dotted)
+            assert dotted.split(".")[0] in _core.ARMED_PACKAGES, (name, dotted)  # NumPy needs no allowing
+        for dotted in fn.solves:
+            assert isinstance(_core.resolve(dotted), types.FunctionType), (name, dotted)
             assert dotted.startswith("lib."), (name, dotted)
+            assert dotted not in fn.allow, (name, dotted)
+        assert _core.policy_of(fn) == {"exercise": fn.exercise, "allow": list(fn.allow)}
+
+
+def test_no_allow_list_lets_lib_checks_or_scikit_learn_in():
+    for name, fn in CHECKS:
+        for dotted in fn.allow:
+            assert not dotted.startswith(("lib.checks", "sklearn")), (name, dotted)
+            assert dotted not in ("lib", "scipy", "scipy.special", "scipy.stats"), (name, dotted)
 
 
 # Exercises whose answer lib implements must name it: a function check without a
-# forbid tuple is listed here with the reason.
+# solves tuple is listed here with the reason.
 NO_LIB_IMPLEMENTATION = {
     "naive_bayes_right": "an experiment (learning curves) run with the page's own helpers",
     "variance_mse_experiment": "a simulation; lib has no function that runs it",
@@ -68,31 +85,36 @@ NO_LIB_IMPLEMENTATION = {
 }
 
 
-def test_checks_without_forbid_are_the_listed_ones():
-    assert {name for name, fn in CHECKS if not fn.forbid} == set(NO_LIB_IMPLEMENTATION)
+def test_checks_without_solves_are_the_listed_ones():
+    assert {name for name, fn in CHECKS if not fn.solves} == set(NO_LIB_IMPLEMENTATION)
 
 
-@pytest.mark.parametrize("check_name, forbidden", PAIRS, ids=[f"{c}-{f}" for c, f in PAIRS])
-def test_lib_function_itself_fails(check_name, forbidden):
-    func = _core.resolve(forbidden)
+@pytest.mark.parametrize("check_name, solver", PAIRS, ids=[f"{c}-{f}" for c, f in PAIRS])
+def test_lib_function_itself_fails(check_name, solver):
+    func = _core.resolve(solver)
     result = getattr(lib.checks, check_name)(func)
-    _assert_delegation(result, forbidden)
-    assert f"your answer is `{forbidden}` itself" in result.message
+    _assert_delegation(result, solver)
+    assert f"your answer is `{solver}` itself" in result.message
 
 
-@pytest.mark.parametrize("check_name, forbidden", PAIRS, ids=[f"{c}-{f}" for c, f in PAIRS])
-def test_wrapper_that_calls_lib_fails(check_name, forbidden):
-    func = _core.resolve(forbidden)
+@pytest.mark.parametrize("check_name, solver", PAIRS, ids=[f"{c}-{f}" for c, f in PAIRS])
+def test_wrapper_that_calls_lib_fails(check_name, solver):
+    func = _core.resolve(solver)
+    params = inspect.signature(func).parameters.values()
+    takes = None if any(p.kind is p.VAR_POSITIONAL for p in params) else sum(
+        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
 
-    def wrapper(*args, **kwargs):
-        return func(*args, **kwargs)
+    def wrapper(*args, **kwargs):  # calls it with as many arguments as it takes (a call that binds)
+        return func(*args[:takes]) if takes is not None and len(args) > takes else func(*args, **kwargs)
 
     result = getattr(lib.checks, check_name)(wrapper)
-    _assert_delegation(result, forbidden)
-    assert f"your function calls `{forbidden}`" in result.message
-    # the tripwires are gone after the check
-    assert _core.resolve(forbidden).__code__ is func.__code__
-    assert "tripwire" not in func.__code__.co_filename
+    if f"TypeError: {func.__name__}() missing" in result.message:
+        # the check's arguments do not make a call of it (the wires see a function once it runs)
+        assert result.status == "failed" and "raised an exception" in result.message
+        return
+    _assert_delegation(result, solver)
+    assert f"your function calls `{solver}`" in result.message
+    assert sys.getprofile() is None  # the wires are gone after the check
 
 
 # --------------------------------------------------- right answers that call lib --
@@ -196,25 +218,26 @@ CALLS_LIB = {
                            "lib.variational.kl_gaussian_to_diag"),
 }
 
-# Forbidding checks for which no one-line right answer through lib exists (the
+# Checks naming lib's implementation for which no one-line right answer through lib exists (the
 # generic submissions above still cover them).
 NO_ONE_LINE_ANSWER = {"em_run"}
 
 
-def test_every_forbidding_check_has_a_calls_lib_answer():
-    assert set(CALLS_LIB) | NO_ONE_LINE_ANSWER == {name for name, _ in FORBIDDING}
-    for name, (_, forbidden) in CALLS_LIB.items():
-        assert forbidden in getattr(lib.checks, name).forbid, name
+def test_every_solving_check_has_a_calls_lib_answer():
+    assert set(CALLS_LIB) | NO_ONE_LINE_ANSWER == {name for name, _ in SOLVING}
 
 
 @pytest.mark.parametrize("check_name", sorted(CALLS_LIB))
 def test_calls_lib_answer_is_right_but_fails(check_name):
     checker = getattr(lib.checks, check_name)
     answer, forbidden = CALLS_LIB[check_name]
-    # Without tripwires (the check's body alone: call() sets none) the answer passes ...
+    # Without an allow-list (the check's body alone: call() sets none) the answer passes ...
     checker.__wrapped__(answer)
-    # ... and under the check's tripwires it fails with the delegation message.
-    _assert_delegation(checker(answer), forbidden)
+    # ... and under the check's allow-list it fails with the delegation message (naming the first
+    # function of lib it calls that the exercise does not allow: lib's own version or a helper of it).
+    result = checker(answer)
+    assert result.status == "failed" and "this exercise asks you to write it" in result.message, result
+    assert f"`{forbidden}`" in result.message or "calls `lib." in result.message, result
 
 
 # ------------------------------------------------------------- the tripwires --
@@ -222,106 +245,157 @@ def test_calls_lib_answer_is_right_but_fails(check_name):
 X01 = np.array([1, 0, 0, 1, 1])
 
 
-def test_tripwire_catches_every_route_to_the_function():
+def _copy(func):
+    """A fresh function object running ``func``'s code (a copy made before the wires were set)."""
+    return types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+
+
+# Calls made straight from the frame that entered the wires count as the check's own (see
+# tripwires.stop); the answers below are lambdas, as a student's answer is a function of its own.
+
+
+def test_tripwire_catches_every_route_to_lib():
     from lib.mle import bernoulli_mle as imported
 
-    alias = mle.bernoulli_mle
-    held = functools.partial(mle.bernoulli_mle)
-    with tripwires(["lib.mle.bernoulli_mle"]) as fired:
-        for route in (lambda: lib.mle.bernoulli_mle(X01), lambda: imported(X01), lambda: alias(X01),
-                      lambda: held(X01), lambda: mle.bernoulli_mle(x=X01)):
+    alias, held, copied = mle.bernoulli_mle, functools.partial(mle.bernoulli_mle), _copy(mle.bernoulli_mle)
+    routes = (lambda: lib.mle.bernoulli_mle(X01), lambda: imported(X01), lambda: alias(X01),
+              lambda: held(X01), lambda: mle.bernoulli_mle(x=X01), lambda: copied(X01),
+              lambda: np.apply_along_axis(mle.bernoulli_mle, 0, X01),  # a callback run by NumPy
+              lambda: list(map(mle.bernoulli_mle, [X01])))  # a callback run by a builtin
+    for route in routes:
+        with tripwires(()) as fired:
             with pytest.raises(Delegation) as info:
                 route()
-            assert info.value.name == "lib.mle.bernoulli_mle"
-    assert fired == ["lib.mle.bernoulli_mle"] * 5
-    assert imported(X01) == pytest.approx(0.6)  # restored
+        assert info.value.name == "lib.mle.bernoulli_mle" and fired == ["lib.mle.bernoulli_mle"]
+    assert imported(X01) == pytest.approx(0.6) and sys.getprofile() is None
 
 
-def test_tripwire_leaves_other_functions_and_keeps_metadata():
-    original = mle.bernoulli_mle.__code__
-    with tripwires(("lib.mle.bernoulli_mle",)):
-        assert mle.bernoulli_log_likelihood(X01, 0.5) == pytest.approx(5 * np.log(0.5))
-        assert mle.bernoulli_mle.__name__ == "bernoulli_mle"
-        assert mle.bernoulli_mle.__code__.co_name == "bernoulli_mle"
-        assert mle.bernoulli_mle.__code__ is not original
-    assert mle.bernoulli_mle.__code__ is original
+def test_whole_packages_are_armed_without_naming_anything():
+    from scipy import special, stats
+    from sklearn.covariance import ledoit_wolf
+    from sklearn.mixture._gaussian_mixture import _estimate_gaussian_parameters
+
+    from lib.checks import _variants
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    shortcuts = {
+        "scipy.special.expit": lambda: special.expit(X),
+        "scipy.special._logsumexp.softmax": lambda: special.softmax(X, axis=1),
+        "sklearn.covariance._shrunk_covariance.ledoit_wolf": lambda: ledoit_wolf(X),
+        "sklearn.mixture._gaussian_mixture._estimate_gaussian_parameters":
+            lambda: _estimate_gaussian_parameters(X, np.ones((20, 1)), 1e-6, "full"),
+        "lib.checks._variants.params": lambda: _variants.params("ex-gaussian-kl-value", 0),
+    }
+    for name, route in shortcuts.items():
+        with tripwires(()) as fired:
+            with pytest.raises(Delegation):
+                route()
+        assert fired and fired[0].startswith(name.rsplit(".", 1)[0]), (name, fired)
+    with tripwires(()) as fired:  # a distribution's density: scipy.stats is armed as a whole
+        with pytest.raises(Delegation):
+            (lambda: stats.multivariate_normal(np.zeros(3), np.eye(3)).logpdf(X))()
+    assert fired[0].startswith("scipy.stats")
+
+
+def test_allowed_names_and_their_own_helpers_run():
+    from scipy.special import logsumexp, xlogy
+
+    X = np.random.default_rng(1).normal(size=(6, 2))
+    with tripwires(("scipy.special.logsumexp", "scipy.special.xlogy", "lib.mixture.e_step")) as fired:
+        assert np.isfinite(logsumexp(X, axis=1)).all()  # and the scipy helpers it calls itself
+        assert np.isfinite(xlogy(X**2, X**2)).all()  # a ufunc, allowed by name
+        resp, _ = mixture.e_step(X, np.array([0.5, 0.5]), X[:2], np.ones(2), "spherical")  # lib inside it too
+        assert np.allclose(resp.sum(axis=1), 1.0)
+        with pytest.raises(Delegation):
+            (lambda: mixture.m_step(X, resp, "spherical"))()  # not allowed
+        assert np.linalg.cholesky(np.eye(2)).shape == (2, 2)  # NumPy is never armed
+        import scipy.linalg
+
+        assert scipy.linalg.cho_factor(np.eye(2))[0].shape == (2, 2)  # BASE_ALLOW
+    assert fired == ["lib.mixture.m_step"]
+
+
+def test_answer_namespace_names_are_shielded_and_restored():
+    from scipy.special import expit
+
+    namespace = {"expit": expit, "np": np}
+    exec("def answer(t):\n    return expit(t)\n", namespace)
+    answer = namespace["answer"]
+    with tripwires((), answer) as fired:
+        assert namespace["expit"] is not expit
+        with pytest.raises(Delegation):
+            answer(0.0)
+    assert namespace["expit"] is expit and fired == ["scipy.special.expit"]
+    import scipy.special
+
+    assert scipy.special.expit is expit and answer(0.0) == 0.5
+
+
+def test_the_answer_itself_is_refused():
+    from scipy.special import expit
+
+    for answer, name in [(mle.bernoulli_mle, "lib.mle.bernoulli_mle"), (expit, "scipy.special.expit"),
+                         (functools.partial(mle.bernoulli_mle), "lib.mle.bernoulli_mle")]:
+        with pytest.raises(Delegation) as info:
+            with tripwires((), answer):
+                pass
+        assert info.value.itself and info.value.name == name
+    assert sys.getprofile() is None
 
 
 def test_tripwires_restore_after_an_exception_and_when_nested():
-    e_step, m_step = mixture.e_step.__code__, mixture.m_step.__code__
-    with pytest.raises(ZeroDivisionError):
-        with tripwires(["lib.mixture.e_step"]):
-            1 / 0
-    assert mixture.e_step.__code__ is e_step
-    with tripwires(["lib.mixture.e_step"]):
+    def profiler(frame, event, arg):
+        return None
+
+    sys.setprofile(profiler)
+    try:
+        with pytest.raises(ZeroDivisionError):
+            with tripwires(["lib.mixture.e_step"]):
+                1 / 0
+        assert sys.getprofile() is profiler
         with tripwires(["lib.mixture.e_step", "lib.mixture.m_step"]):
-            with pytest.raises(Delegation):
-                mixture.m_step(np.zeros((2, 1)), np.ones((2, 1)))
-        assert mixture.m_step.__code__ is m_step
-        with pytest.raises(Delegation):
-            mixture.e_step(None, None, None, None)
-    assert mixture.e_step.__code__ is e_step and mixture.m_step.__code__ is m_step
-    assert _core._HOOK not in vars(mixture) and not _core._ACTIVE
+            with tripwires(["lib.mixture.e_step"]):
+                with pytest.raises(Delegation):
+                    (lambda: mixture.m_step(np.zeros((2, 1)), np.ones((2, 1))))()
+            (lambda: mixture.m_step(np.zeros((2, 1)), np.ones((2, 1)), "spherical"))()  # the outer list allows it
+    finally:
+        sys.setprofile(None)
+    assert not _core._SHIELDS
 
 
-def test_tripwire_on_a_method_and_a_bad_name():
-    fit = mixture.GaussianMixture.fit.__code__
-    with tripwires(["lib.mixture.GaussianMixture.fit"]):
-        with pytest.raises(Delegation):
-            mixture.GaussianMixture(n_components=1).fit(np.zeros((3, 1)))
-    assert mixture.GaussianMixture.fit.__code__ is fit
-    for bad in ["lib.mle.no_such_function", "lib.no_such_module.f", "lib.variational.FactorialParams", ""]:
+def test_a_bad_allowed_name_is_refused():
+    for bad in ["lib.mle.no_such_function", "lib.no_such_module.f", ""]:
         with pytest.raises((ValueError, TypeError)):
             with tripwires([bad]):
                 pass
-    # a half-set group is undone when a later name fails
-    with pytest.raises(ValueError):
-        with tripwires(["lib.mle.bernoulli_mle", "lib.mle.nothing"]):
-            pass
-    assert mle.bernoulli_mle(X01) == pytest.approx(0.6)
+    assert sys.getprofile() is None and not _core._SHIELDS
 
 
-def test_tripwire_on_a_function_with_a_closure():
-    def outer():
-        scale = 2.0
-
-        def inner(x):
-            return scale * x
-        return inner
-
-    inner = outer()
-    module = type(np)("tripwire_fixture")
-    module.inner = inner
-    import sys
-
-    sys.modules["tripwire_fixture"] = module
-    try:
-        with tripwires(["tripwire_fixture.inner"]):
-            with pytest.raises(Delegation):
-                inner(1.0)
-        assert inner(1.0) == 2.0
-    finally:
-        del sys.modules["tripwire_fixture"]
+def test_a_thread_started_by_the_answer_is_not_watched():
+    """A limit the README states: the profiler follows the thread that runs the answer."""
+    out = []
+    with tripwires(()) as fired:
+        worker = threading.Thread(target=lambda: out.append(mle.bernoulli_mle(X01)))
+        worker.start()
+        worker.join()
+    assert out == [pytest.approx(0.6)] and fired == []
 
 
-FORBID = ("lib.mle.bernoulli_mle",)
-
-
-@check("ex-test-delegation", "matches the fraction of ones.", forbid=FORBID)
+@check("ex-test-delegation", "matches the fraction of ones.", solves=("lib.mle.bernoulli_mle",))
 def _fraction_check(student_fn):
     got = call(student_fn, X01, name="bernoulli_mle")
     if got != mle.bernoulli_mle(X01):  # the reference runs outside call(): no tripwire
         raise Failure("wrong fraction.")
 
 
-@check("ex-test-free", "matches the fraction of ones.")
-def _free_check(student_fn):
+@check("ex-test-free", "matches the fraction of ones.", allow=("lib.mle",))
+def _lib_mle_allowed(student_fn):
     if call(student_fn, X01) != 0.6:
         raise Failure("wrong fraction.")
 
 
 def test_check_reference_works_and_answers_are_judged():
-    assert _fraction_check.forbid == FORBID
+    assert _fraction_check.allow == () and _fraction_check.solves == ("lib.mle.bernoulli_mle",)
     assert _fraction_check(lambda x: float(np.mean(x))).passed
     _assert_delegation(_fraction_check(mle.bernoulli_mle), "lib.mle.bernoulli_mle")
 
@@ -336,54 +410,47 @@ def test_check_reference_works_and_answers_are_judged():
     assert mle.bernoulli_mle(X01) == pytest.approx(0.6)
 
 
-def test_check_without_forbid_is_unaffected():
-    assert _free_check.forbid == ()
-    assert _free_check(mle.bernoulli_mle).passed
-    assert _free_check(lambda x: mle.bernoulli_mle(x)).passed
+def test_the_message_names_what_was_called_and_what_is_allowed():
+    message = _lib_mle_allowed(lambda x: mixture.m_step(x[:, None], np.ones((5, 1)))[0]).message
+    assert "`lib.mixture.m_step`" in message and "`lib.mle`" in message and "`scipy.linalg`" in message
+    assert _lib_mle_allowed(mle.bernoulli_mle).passed  # a whole module allowed
+    assert _lib_mle_allowed(lambda x: mle.bernoulli_mle(x)).passed
 
 
-def test_forbid_reaches_call_only_while_the_check_runs():
-    assert _core._FORBID.get() == ()
+def test_allow_list_reaches_call_only_while_the_check_runs():
+    assert _core._ALLOW.get() is None
     assert call(mle.bernoulli_mle, X01) == pytest.approx(0.6)  # no check running: no tripwire
     _fraction_check(mle.bernoulli_mle)
-    assert _core._FORBID.get() == ()
+    assert _core._ALLOW.get() is None
 
 
-def test_grader_side_tripwires_around_a_whole_check():
-    """tools/grade.py sets the check's tripwires itself; a Delegation reaching the check is a failure."""
-    def answer(x):
-        return mle.bernoulli_mle(x)
+def test_a_function_that_runs_elsewhere_gets_no_local_wires():
+    """The grader's proxy for the sandboxed kernel: the policy travels with each call instead."""
+    class Proxy:
+        runs_elsewhere = True
+        __name__ = "bernoulli_mle"
 
-    with tripwires(_fraction_check.forbid) as fired:
-        result = _free_check(answer)  # a check that does not forbid it, run under the grader's wires
-    assert fired == ["lib.mle.bernoulli_mle"]
-    assert result.status == "failed" and "`lib.mle.bernoulli_mle`" in result.message
+        def __call__(self, x):
+            return mle.bernoulli_mle(x)  # stands for the kernel's reply
+
+    assert _fraction_check(Proxy()).passed
 
 
-def test_grader_wires_around_a_whole_check_leave_its_reference_working():
-    with tripwires(_fraction_check.forbid) as fired:
-        right = _fraction_check(lambda x: float(np.mean(x)))  # the reference calls lib.mle.bernoulli_mle
-        wrong = _fraction_check(lambda x: mle.bernoulli_mle(x))
-    assert right.passed, right
-    _assert_delegation(wrong, "lib.mle.bernoulli_mle")
-    assert fired == []  # the check's own (inner) wires caught it
-    assert not _core._ACTIVE
+def test_a_delegation_from_the_kernel_is_a_failure():
+    class Proxy:
+        runs_elsewhere = True
+        __name__ = "bernoulli_mle"
+
+        def __call__(self, x):
+            raise Delegation("sklearn.covariance.ledoit_wolf")
+
+    _assert_delegation(_fraction_check(Proxy()), "sklearn.covariance.ledoit_wolf")
 
 
 @pytest.mark.parametrize("check_name", ["em_m_step_spherical", "bernoulli_mle", "cavi_update"])
-def test_a_real_check_under_grader_wires(check_name):
+def test_a_right_answer_through_allowed_lib_passes_and_the_reference_works(check_name):
     checker = getattr(lib.checks, check_name)
-    answer, forbidden = CALLS_LIB.get(check_name, (None, None))
-    with tripwires(checker.forbid):
-        _assert_delegation(checker(answer), forbidden)
-    assert not _core._ACTIVE
-
-
-def test_a_right_answer_passes_under_grader_wires():
-    """The reference of a real check calls the very function the wires are set on."""
-    with tripwires(lib.checks.bernoulli_mle.forbid):
-        assert lib.checks.bernoulli_mle(lambda x: float(np.mean(x))).passed
-        assert lib.checks.em_e_step.forbid and lib.checks.em_e_step(
-            lambda X, w, m, v: mixture.e_step(X, w, m, v, "spherical")[0]).status == "failed"
-    assert not _core._ACTIVE
-
+    answer, _ = CALLS_LIB[check_name]
+    result = checker(answer)
+    assert result.status == "failed" and "calls `lib." in result.message, result
+    assert not _core._SHIELDS and sys.getprofile() is None

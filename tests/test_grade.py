@@ -165,7 +165,7 @@ def hostile(tmp_path_factory):
     for name in LOOKS_AROUND:
         with_first_cell(name, getattr(attacks, name.upper()).replace(attacks.CHAPTERS, str(ROOT / "chapters")))
 
-    # issue 24: an answer that is lib's function, or calls it, earns nothing for that exercise
+    # issues 24 and 36: an answer that is lib's function, or calls it, earns nothing for that exercise
     with_answer("calls_lib_alias", "import lib\nbernoulli_mle = lib.mle.bernoulli_mle\n")
     with_answer("calls_lib_wrapper", "from lib.mle import bernoulli_mle as _theirs\n\n\n"
                                      "def bernoulli_mle(x):\n    return _theirs(x)\n")
@@ -191,8 +191,9 @@ def test_honest_submission_full_marks_untouched_zero(hostile):
 
 @pytest.mark.parametrize("name", ["calls_lib_alias", "calls_lib_wrapper"])
 def test_an_answer_that_delegates_to_lib_earns_nothing_for_it(hostile, name):
-    # In the kernel the alias is called like any answer, so both read "your function calls ...".
-    says = "your function calls `lib.mle.bernoulli_mle`"
+    # In the kernel the allow-list refuses the alias before calling it, as the student's own check does.
+    says = {"calls_lib_alias": "your answer is `lib.mle.bernoulli_mle` itself",
+            "calls_lib_wrapper": "your function calls `lib.mle.bernoulli_mle`"}[name]
     row = hostile["rows"][name]
     assert row["ex-bernoulli-mle"] == "0", (name, row)
     assert row["total"] == str(len(_labels(CH2)) - 1), (name, row)  # the other exercises are solved

@@ -13,24 +13,38 @@ Chapter modules (``lib/checks/chNN.py``) build their checks from
 :func:`check` (a decorator), :func:`call`, :func:`expect_array`,
 :func:`expect_scalar` and :class:`Failure`.
 
-Delegation.  An exercise that asks for a function ``lib`` also implements is
-not done by calling ``lib``.  A check names, in one place, the ``lib``
-functions an answer may not use: ``@check(..., forbid=("lib.mle.bernoulli_mle",))``
-(the decorated check carries the tuple as its attribute ``forbid``).  While
-:func:`call` runs the student's function, :func:`tripwires` replaces the code
-of each of those functions by a stub that raises :class:`Delegation`, however
-the student reached it (``lib.mle.bernoulli_mle``, ``from lib.mle import
-bernoulli_mle``, an alias, or the function itself handed in as the answer);
-the check turns that into a plain failure.  The check's own reference
-computations run outside :func:`call` and use ``lib`` normally.  The grader
-(tools/grade.py) applies the same tuple on its side:
-``with tripwires(check_fn.forbid): ...``.
+Allow-lists.  An exercise asks the student to write a computation, so an
+answer may use only what the exercise allows.  Each check names, in one place,
+what an answer may call: ``@check(..., allow=("scipy.special.logsumexp",))``
+(the decorated check carries the tuple as its attribute ``allow``; NumPy,
+Python's standard library and :data:`BASE_ALLOW` are always allowed).  While
+:func:`call` runs the student's function, :class:`tripwires` arms everything
+else of the packages that compute what exercises ask (:data:`ARMED_PACKAGES`:
+all of ``lib``, ``lib.checks`` included, scikit-learn, SciPy, ...), whole
+packages, so that a shortcut nobody named is refused too: a Python function of
+theirs entered from the answer's code, however it was reached, and a compiled
+one (a ufunc such as ``scipy.special.expit``) called through its module or a
+name of the answer's namespace raise :class:`Delegation`, which the check turns
+into a failure that names what was called and what the answer may use.  The
+check's own reference computations run outside :func:`call` and use ``lib``
+normally.  The grader judges in its own process and sends the check's policy
+(:func:`policy_of`) with every call of the answer into the sandboxed kernel,
+where the same :class:`tripwires` apply it.
+
+What the wires cannot stop is stated in the README ("Teaching with this
+book"): code that switches the profiler off or copies a library's source into
+the answer; the similarity report (tools/grader/similarity.py) compares each
+answer with lib's own source.
 """
 
 import contextvars
 import functools
 import importlib
+import importlib.util
 import math
+import os
+import sys
+import sysconfig
 import threading
 import traceback
 import types
@@ -94,60 +108,53 @@ class NotImplementedYet(Exception):
     """Raised when the student's function still raises ``NotImplementedError`` or returns ``...``."""
 
 
-# ------------------------------------------------------------- tripwires --
+# ---------------------------------------------------- what an answer may call --
+
+#: Packages whose code computes what an exercise asks (models, estimators, densities, divergences, ...).
+#: While an answer runs, every function of theirs is armed except the names its check allows: a
+#: shortcut nobody has thought of is refused all the same.  Packages that are not installed are skipped;
+#: one first imported by the answer is covered too (code is recognised by the file it was loaded from).
+ARMED_PACKAGES = ("lib", "sklearn", "scipy", "statsmodels", "pandas", "patsy", "torch", "jax", "jaxlib",
+                  "tensorflow", "keras", "sympy", "pymc", "numpyro", "pyro", "pomegranate", "xgboost",
+                  "lightgbm")
+
+#: What every answer may call besides NumPy and Python's standard library (never armed): linear algebra
+#: computes nothing an exercise asks for, and the book's style asks for Cholesky solves.
+BASE_ALLOW = ("scipy.linalg",)
+
 
 class Delegation(Exception):
-    """A ``lib`` function that the running check forbids was called; ``name`` is its dotted name."""
+    """An answer called (or is) something its check does not allow; ``name`` is its dotted name."""
 
-    def __init__(self, name):
-        super().__init__(f"`{name}` was called while a tripwire was set on it")
-        self.name = name
+    def __init__(self, name, itself=False):
+        super().__init__(f"`{name}` was called while the tripwires were set")
+        self.name, self.itself = name, itself
 
 
-def delegation_message(name, itself=False):
-    """What the student reads when their answer calls (or is) the forbidden ``lib`` function ``name``."""
+def delegation_message(name, itself=False, allow=None):
+    """What the student reads when their answer calls (or is) ``name``, which its check does not allow."""
     what = f"your answer is `{name}` itself" if itself else f"your function calls `{name}`"
-    return (f"{what}; this exercise asks you to write it. The check sets a tripwire on `{name}` while "
-            "your function runs: write the computation yourself.")
+    allowed = ", ".join(f"`{a}`" for a in (*BASE_ALLOW, *(allow or ())))
+    return (f"{what}; this exercise asks you to write it. While your function runs it may call NumPy, Python's "
+            f"standard library and {allowed}, and nothing else of lib, scikit-learn or SciPy: write the "
+            "computation yourself.")
 
 
-# The forbid tuple of the check whose body is running (set by `check`, read by `call`).
-_FORBID = contextvars.ContextVar("lib_checks_forbid", default=())
-# Whether a tripped function raises (True: the student's code is running) or runs its own code
-# (False: a check's reference computation).  `check` disarms while its body runs, `watched` arms
-# while the student's function runs; outside any check (a grader calling the student's function
-# under `tripwires`) the wires are armed.
-_ARMED = contextvars.ContextVar("lib_checks_armed", default=True)
-# The name under which stubs find `_trip` in the tripped function's module globals (one per copy
-# of this module: a grader may load a second copy of lib).
-_HOOK = f"__lib_checks_tripwire_{id(_FORBID):x}__"
-_ACTIVE = {}  # id(function) -> {"func", "code" (its own), "run" (a copy running it), "fired": [lists]}
-_INJECTED = {}  # id(module globals) -> [globals, number of stubs that use the hook]
-_LOCK = threading.RLock()
+def policy_of(check_fn):
+    """The plain-data policy of a decorated check: {"exercise": label, "allow": [dotted names]}.
 
-
-def _trip(key, name, args, kwargs):
-    """What a stubbed function does: raise :class:`Delegation` when armed, else run its own code."""
-    entry = _ACTIVE.get(key)
-    if entry is None:  # pragma: no cover - a stub outlived its tripwires
-        raise Delegation(name)
-    if _ARMED.get():
-        entry["fired"][-1].append(name)
-        raise Delegation(name)
-    return entry["run"](*args, **kwargs)
-
-
-def resolve(dotted):
-    """The function object named ``dotted`` ("lib.mle.bernoulli_mle", "lib.mixture.GaussianMixture.fit").
-
-    Imports the longest importable module prefix and follows attributes from
-    there.  Raises ValueError when the name does not lead to a Python function
-    (a tripwire can only be set on one).
+    The grader sends it with every call of the student's function into the sandboxed kernel, where
+    :class:`tripwires` applies it exactly as the student's own check cell does.
     """
+    return {"exercise": str(getattr(check_fn, "exercise", "")), "allow": list(getattr(check_fn, "allow", ()))}
+
+
+def _lookup(dotted):
+    """The object named ``dotted`` (a module, class, function, method or other callable)."""
     if not isinstance(dotted, str) or not dotted:
-        raise TypeError(f"a forbidden name must be a dotted name such as 'lib.mle.bernoulli_mle', got {dotted!r}")
+        raise TypeError(f"an allowed name is a dotted name such as 'scipy.special.logsumexp', got {dotted!r}")
     parts = dotted.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
+    for cut in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:cut]))
         except ImportError:
@@ -158,196 +165,423 @@ def resolve(dotted):
         except AttributeError:
             raise ValueError(f"{dotted!r}: {'.'.join(parts[:cut])} has no attribute path {'.'.join(parts[cut:])}") \
                 from None
-        obj = getattr(obj, "__func__", obj)  # a classmethod or bound method: its function
-        if not hasattr(obj, "__code__"):
-            raise ValueError(f"{dotted!r} is a {type(obj).__name__}, not a Python function: no tripwire fits it")
         return obj
     raise ValueError(f"{dotted!r}: no importable module in this name")
 
 
-def _targets(names):
-    """[(dotted name, function)] for ``names``, each resolved in ``lib`` and in this copy of lib.
+def resolve(dotted):
+    """The Python function named ``dotted`` ("lib.mle.bernoulli_mle", "lib.mixture.GaussianMixture.fit")."""
+    obj = _lookup(dotted)
+    obj = getattr(obj, "__func__", obj)  # a classmethod or bound method: its function
+    if not hasattr(obj, "__code__"):
+        raise ValueError(f"{dotted!r} is a {type(obj).__name__}, not a Python function")
+    return obj
 
-    A grader that loads a fresh copy of ``lib`` under another package name
-    sets tripwires in both: the student's cells imported the ordinary one.
-    """
-    own_root = __name__.split(".")[0]
-    out, seen = [], set()
-    for name in names:
-        root, _, rest = name.partition(".")
-        candidates = [name] + ([f"{own_root}.{rest}"] if root == "lib" and own_root != "lib" else [])
-        problem = None
-        found = False
-        for candidate in candidates:
-            try:
-                func = resolve(candidate)
-            except ValueError as exc:
-                problem = problem or exc
-                continue
-            found = True
-            if id(func) not in seen:
-                seen.add(id(func))
-                out.append((name, func))
-        if not found:
-            raise problem
+
+def _codes_of(obj):
+    """The code objects of a function, method, class (every method along its MRO) or object's class."""
+    func = getattr(obj, "__func__", obj)
+    if hasattr(func, "__code__"):
+        return [func.__code__]
+    cls = obj if isinstance(obj, type) else type(obj)
+    out = []
+    for klass in cls.__mro__:
+        if klass is object:
+            continue
+        for value in vars(klass).values():
+            if isinstance(value, (staticmethod, classmethod)):
+                value = value.__func__
+            if isinstance(value, property):
+                out += [f.__code__ for f in (value.fget, value.fset, value.fdel) if hasattr(f, "__code__")]
+            elif hasattr(value, "__code__"):
+                out.append(value.__code__)
     return out
 
 
-def _stub_code(key, name, freevars):
-    """A code object that hands its call to ``_trip(key, name, ...)``, with the free variables ``freevars``.
-
-    A function's ``__code__`` can only be swapped for code with the same free
-    variables, so the stub declares (and never uses) the original's.
-    """
-    lines = ["def _outer():"]
-    if freevars:
-        lines.append(f"    {', '.join(freevars)} = {', '.join(['None'] * len(freevars))}")
-    lines.append("    def _tripwire(*_args, **_kwargs):")
-    if freevars:
-        lines.append(f"        ({', '.join(freevars)},)")
-    lines.append(f"        return {_HOOK}({key!r}, {name!r}, _args, _kwargs)")
-    lines.append("    return _tripwire")
-    namespace = {}
-    exec(compile("\n".join(lines), f"<tripwire {name}>", "exec"), namespace)
-    code = namespace["_outer"]().__code__
-    if code.co_freevars != freevars:  # pragma: no cover - CPython orders free variables by name
-        raise ValueError(f"cannot build a tripwire for {name} (free variables {freevars})")
-    return code
+def _dirs_of(root):
+    """The folders (with a trailing separator) of the package ``root``, without importing it."""
+    try:
+        spec = importlib.util.find_spec(root)
+    except (ImportError, ValueError):
+        return []
+    if spec is None:
+        return []
+    if spec.submodule_search_locations:
+        return [os.path.join(os.path.realpath(p), "") for p in spec.submodule_search_locations]
+    return [os.path.realpath(spec.origin)] if spec.origin else []
 
 
-def _arm(name, func, fired):
-    """Stub ``func`` (once, however many tripwires cover it) and register ``fired`` as its innermost list."""
-    key = id(func)
-    entry = _ACTIVE.get(key)
-    if entry is None:
-        code = func.__code__
-        run = types.FunctionType(code, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
-        run.__kwdefaults__ = dict(func.__kwdefaults__) if func.__kwdefaults__ else None
-        stub = _stub_code(key, name, code.co_freevars)
-        renamed = {"co_name": code.co_name}
-        if hasattr(stub, "co_qualname"):  # Python >= 3.11
-            renamed["co_qualname"] = code.co_qualname
-        module_globals = func.__globals__
-        injected = _INJECTED.setdefault(id(module_globals), [module_globals, 0])
-        injected[1] += 1
-        module_globals[_HOOK] = _trip
-        entry = _ACTIVE[key] = {"func": func, "code": code, "run": run, "fired": []}
-        func.__code__ = stub.replace(**renamed)
-    entry["fired"].append(fired)
-    return key
+def _library_dirs():
+    """Where installed code lives (the standard library, site-packages): neither the student's nor armed."""
+    found = set(sysconfig.get_paths().values()) | {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    found |= {p for p in sys.path if p and ("site-packages" in p or "dist-packages" in p)}
+    return tuple(sorted(os.path.join(os.path.realpath(p), "") for p in found if p))
 
 
-def _disarm(keys):
-    """Undo :func:`_arm` for ``keys`` in reverse order; a function gets its code back with its last wire."""
-    for key in reversed(keys):
-        entry = _ACTIVE[key]
-        entry["fired"].pop()
-        if entry["fired"]:
-            continue
-        func = entry["func"]
-        func.__code__ = entry["code"]
-        del _ACTIVE[key]
-        injected = _INJECTED[id(func.__globals__)]
-        injected[1] -= 1
-        if injected[1] == 0:
-            injected[0].pop(_HOOK, None)
-            del _INJECTED[id(func.__globals__)]
+_ALLOWED, _ARMED_CODE, _NEUTRAL, _STUDENT = range(4)
+_OWN_ROOT = __name__.split(".")[0]  # "lib" (a grader may load a copy under another name)
+_ROOTS = tuple(sorted(set(ARMED_PACKAGES) | {_OWN_ROOT}))
+
+
+class _Rules:
+    """How the code met while an answer runs is classified, for one allow-list (built once, cached)."""
+
+    def __init__(self, allow):
+        self.allow = tuple(allow)
+        self.allowed_codes, self.allowed_paths, self.allowed_ids, self._keep = set(), [], set(), []
+        for name in (*BASE_ALLOW, *self.allow):
+            try:
+                obj = _lookup(name)
+            except ValueError:
+                if name.split(".")[0] in ("scipy", "sklearn"):  # an optional part missing here: nothing to allow
+                    continue
+                raise
+            self._keep.append(obj)
+            if isinstance(obj, types.ModuleType):
+                paths = getattr(obj, "__path__", None)
+                self.allowed_paths += ([os.path.join(os.path.realpath(p), "") for p in paths] if paths
+                                       else [os.path.realpath(obj.__file__)])
+            elif hasattr(getattr(obj, "__func__", obj), "__code__") or isinstance(obj, type):
+                self.allowed_codes.update(_codes_of(obj))
+            elif callable(obj):
+                self.allowed_ids.add(id(obj))
+                self.allowed_codes.update(_codes_of(obj))
+        self.allowed_paths = tuple(self.allowed_paths)
+        self.armed_paths = tuple(p for root in _ROOTS for p in _dirs_of(root))
+        self.own_path = os.path.realpath(__file__)  # this machinery: neither armed nor the student's
+        self.library_paths = _library_dirs()
+        self._kinds = {}
+        self._c_callables, self._c_seen = [], -1
+        self.armed_ids = {}
+
+    def kind(self, code):
+        found = self._kinds.get(code)
+        if found is None:
+            path = code.co_filename
+            if path == self.own_path or os.path.realpath(path) == self.own_path:
+                found = _NEUTRAL
+            elif code in self.allowed_codes or path.startswith(self.allowed_paths):
+                found = _ALLOWED
+            elif path.startswith(self.armed_paths):
+                found = _ARMED_CODE
+            elif path.startswith(self.library_paths) or path.startswith("<frozen"):
+                found = _NEUTRAL
+            else:
+                found = _STUDENT
+            if len(self._kinds) > 100_000:
+                self._kinds.clear()
+            self._kinds[code] = found
+        return found
+
+    def c_callables(self):
+        """[(module, attribute, object)] of the armed callables that are not Python code (ufuncs, Cython).
+
+        The profiler sees Python functions by their code; these it cannot, so :class:`tripwires`
+        replaces them, for the time the answer runs, by wrappers that trip (in their modules and in
+        the answer's own namespace).  Rebuilt when modules were imported since the last time.
+        """
+        if self._c_seen == len(sys.modules):
+            return self._c_callables
+        out, ids, allowed = [], {}, set(self.allowed_ids)
+        for modname, module in list(sys.modules.items()):
+            if not isinstance(module, types.ModuleType) or modname.split(".")[0] not in _ROOTS:
+                continue
+            path = os.path.realpath(getattr(module, "__file__", None) or "")
+            if not path.startswith(self.armed_paths):
+                continue
+            if path.startswith(self.allowed_paths):  # what an allowed module holds stays allowed elsewhere
+                allowed.update(id(v) for v in list(vars(module).values()) if callable(v))
+                continue
+            for attr, value in list(vars(module).items()):
+                if (attr.startswith("__") or isinstance(value, (type, types.ModuleType, types.FunctionType,
+                                                                types.MethodType, _Tripping))
+                        or not callable(value) or id(value) in self.allowed_ids):
+                    continue
+                origin = getattr(value, "__module__", None)
+                if origin is None and isinstance(value, np.ufunc) or (
+                        isinstance(origin, str) and origin.split(".")[0] in _ROOTS):
+                    # its name in messages: a public module of the package that defines it, the shortest
+                    public = not any(part.startswith("_") for part in modname.split("."))
+                    home = isinstance(origin, str) and modname.split(".")[0] == origin.split(".")[0] or (
+                        origin is None and modname.split(".")[0] != _OWN_ROOT)
+                    best = ids.get(id(value))
+                    name = f"{modname}.{attr}"
+                    rank = (home, public, -len(name))
+                    if best is None or rank > best[0]:
+                        ids[id(value)] = (rank, name, value)
+                    out.append((module, attr, value))
+        out = [entry for entry in out if id(entry[2]) not in allowed]
+        self._c_callables, self._c_seen = out, len(sys.modules)
+        self.armed_ids = {key: name for key, (_, name, _) in ids.items() if key not in allowed}
+        return out
+
+    def armed_name(self, obj):
+        """The dotted name of ``obj`` if handing it in (or calling it) is refused, else None."""
+        seen = 0
+        while seen < 8:  # unwrap partials and bound methods
+            seen += 1
+            if isinstance(obj, functools.partial):
+                obj = obj.func
+            elif isinstance(obj, types.MethodType):
+                obj = obj.__func__
+            else:
+                break
+        code = getattr(obj, "__code__", None)
+        if isinstance(code, types.CodeType):
+            if self.kind(code) == _ARMED_CODE:
+                return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', code.co_name)}"
+            return None
+        if isinstance(obj, type):
+            init = getattr(obj, "__init__", None)
+            code = getattr(init, "__code__", None)
+            if isinstance(code, types.CodeType) and self.kind(code) == _ARMED_CODE:
+                return f"{obj.__module__}.{obj.__qualname__}"
+            return None
+        self.c_callables()
+        return self.armed_ids.get(id(obj))
+
+
+_RULES = {}  # allow tuple -> _Rules
+_SHIELDS = []  # the active tripwires, innermost last
+_LOCK = threading.RLock()
+
+
+def _rules(allow):
+    allow = tuple(allow)
+    with _LOCK:
+        if allow not in _RULES:
+            _RULES[allow] = _Rules(allow)
+        return _RULES[allow]
+
+
+class _Tripping:
+    """Stands for an armed callable that is not Python code while an answer runs: calling it trips."""
+
+    def __init__(self, target, name):
+        self._target, self._name = target, name
+
+    def __call__(self, *args, **kwargs):
+        shield = _SHIELDS[-1] if _SHIELDS else None
+        if shield is not None and not shield.permitted(sys._getframe(1)):
+            shield.trip(self._name)
+        return self._target(*args, **kwargs)
+
+    def __getattr__(self, attr):
+        return getattr(self._target, attr)
+
+    def __repr__(self):
+        return f"<tripwire on {self._name}>"
+
+
+def _qualified(frame):
+    """The dotted name of the function running in ``frame`` (a decorator's wrapper: the function it wraps)."""
+    code = frame.f_code
+    qualname = getattr(code, "co_qualname", code.co_name)
+    if "<locals>" in qualname:
+        for key in ("func", "fn", "f", "function", "wrapped", "method"):
+            inner = frame.f_locals.get(key)
+            if callable(inner) and isinstance(getattr(inner, "__qualname__", None), str):
+                return f"{getattr(inner, '__module__', '?')}.{inner.__qualname__}"
+    return f"{frame.f_globals.get('__name__', '?')}.{qualname}"
+
+
+def _profile(frame, event, arg):
+    """The profiler set while an answer runs: armed code entered from the answer's side trips."""
+    if not _SHIELDS:
+        return
+    shield = _SHIELDS[-1]
+    if event == "call":
+        if shield.rules.kind(frame.f_code) == _ARMED_CODE and not shield.permitted(frame.f_back):
+            shield.trip(_qualified(frame))
+    elif event == "c_call":
+        name = shield.rules.armed_ids.get(id(arg))
+        if name is not None and not shield.permitted(frame):
+            shield.trip(name)
 
 
 class tripwires:
-    """Within ``with tripwires(names) as fired:``, a call of any named ``lib`` function raises :class:`Delegation`.
+    """While ``with tripwires(policy, answer) as fired:`` runs, the answer may call only what ``policy`` allows.
 
-    ``names`` are dotted names ("lib.mle.bernoulli_mle").  The function's code
-    is swapped for a raising stub, so every reference to it trips: the module
-    attribute, a name bound by ``from lib.mle import bernoulli_mle``, an alias,
-    the function object passed as an answer.  ``fired`` is a list that
-    receives the name of every tripped function, in order, even when the
-    student's code catches the exception.  On exit (normal or by an exception)
-    every function gets its own code back; nested ``tripwires`` restore in
-    reverse order.  ``tripwires(())`` does nothing.
+    ``policy`` is a check's plain-data policy (:func:`policy_of`), or a tuple of allowed dotted
+    names.  Everything else of the packages in :data:`ARMED_PACKAGES` (all of ``lib``, ``lib.checks``
+    included; scikit-learn, public or private; SciPy but :data:`BASE_ALLOW`) is armed: a Python
+    function of theirs that the answer's code enters, however it reached it (an import, an alias, a
+    copy of the function object, a method of an estimator, a callback handed to NumPy), raises
+    :class:`Delegation`, and so does a call of one of their ufuncs or compiled functions through
+    its module or a name of the answer's namespace.  Code that an allowed function runs for
+    itself is not armed (``logsumexp``'s own helpers, ``lib.mixture.e_step``'s).
 
-    While a check's body runs (outside :func:`call`), a tripped function runs
-    its own code: the check's reference computations keep working, so a
-    grader may set the wires around a whole check
-    (``with tripwires(check_fn.forbid): check_fn(answer)``).
+    ``fired`` is a list that receives the name of every tripped function, even when the answer
+    catches the exception.  ``answer`` (the student's function, if given) is refused at once when
+    it is itself armed.  Entering records the calling frame: code called from that frame (the
+    check's own machinery) is trusted.
     """
 
-    def __init__(self, names):
-        if isinstance(names, str):
-            names = (names,)
-        self.names = tuple(names)
+    def __init__(self, policy=(), answer=None, stop=None):
+        if isinstance(policy, dict):
+            allow = policy.get("allow", ())
+        elif isinstance(policy, str):
+            allow = (policy,)
+        else:
+            allow = policy
+        self.allow = tuple(allow)
+        self.answer = answer
         self.fired = []
-        self._saved = None
+        self._entered = False
+        self._stop = stop
 
     def __enter__(self):
-        if self._saved is not None:
+        if self._entered:
             raise RuntimeError("a tripwires object is not re-entrant; make a new one")
-        targets = _targets(self.names)
-        keys = []
+        self._entered = True
+        self.rules = _rules(self.allow)
+        self.stop = self._stop or sys._getframe(1)
+        if self.answer is not None:
+            name = self.rules.armed_name(self.answer)
+            if name is not None:
+                self.fired.append(name)
+                self._patches, self._pushed = [], False
+                raise Delegation(name, itself=True)
+        self._patches = []
+        wrappers = {}
         with _LOCK:
-            try:
-                for name, func in targets:
-                    keys.append(_arm(name, func, self.fired))
-            except BaseException:
-                _disarm(keys)
-                raise
-        self._saved = keys
+            for module, attr, value in self.rules.c_callables():
+                if vars(module).get(attr) is value:
+                    wrapper = wrappers.setdefault(id(value), _Tripping(value, self.rules.armed_ids.get(
+                        id(value), f"{module.__name__}.{attr}")))
+                    self._patches.append((vars(module), attr, value))
+                    setattr(module, attr, wrapper)
+            self._shield_namespace(wrappers)
+        _SHIELDS.append(self)
+        self._previous, self._pushed = sys.getprofile(), True
+        sys.setprofile(_profile)
         return self.fired
 
+    def _shield_namespace(self, wrappers):
+        """Replace the armed callables that the answer's own globals, closure and defaults hold."""
+        func = self.answer
+        func = getattr(func, "__func__", func)
+        space = getattr(func, "__globals__", None)
+        if isinstance(space, dict):
+            for key, value in list(space.items()):
+                wrapper = wrappers.get(id(value))
+                if wrapper is not None and wrapper._target is value:
+                    self._patches.append((space, key, value))
+                    space[key] = wrapper
+        for cell in getattr(func, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            wrapper = wrappers.get(id(value))
+            if wrapper is not None and wrapper._target is value:
+                self._patches.append((cell, None, value))
+                cell.cell_contents = wrapper
+        defaults = getattr(func, "__defaults__", None)
+        if defaults and any(id(v) in wrappers for v in defaults):
+            self._patches.append((func, "__defaults__", defaults))
+            func.__defaults__ = tuple(wrappers[id(v)] if id(v) in wrappers else v for v in defaults)
+
+    def permitted(self, frame):
+        """Whether armed code may run when called from ``frame``: inside an allowed function or the check's own."""
+        kind = self.rules.kind
+        while frame is not None:
+            if frame is self.stop:
+                return True
+            found = kind(frame.f_code)
+            if found == _ALLOWED:
+                return True
+            if found == _STUDENT:
+                return False
+            frame = frame.f_back
+        return True
+
+    def trip(self, name):
+        self.fired.append(name)
+        raise Delegation(name)
+
     def __exit__(self, *exc):
-        keys, self._saved = self._saved, []
+        if self._pushed:
+            sys.setprofile(self._previous)
+            _SHIELDS.remove(self)
+            self._pushed = False
         with _LOCK:
-            _disarm(keys or [])
+            for target, key, value in reversed(self._patches):
+                if isinstance(target, dict):
+                    target[key] = value
+                elif key is None:
+                    target.cell_contents = value
+                else:
+                    setattr(target, key, value)
+        self._patches = []
         return False
 
 
 class watched:
-    """Run the student's code under the running check's tripwires; a tripped one becomes a :class:`Failure`.
+    """Run the student's code under the running check's allow-list; a tripwire becomes a :class:`Failure`.
 
     :func:`call` uses it; a check that calls the student's function another way
     wraps that call in ``with watched(student_fn):``.  The failure is raised
     even if the student's code caught the :class:`Delegation` (or failed
-    because of it).
+    because of it).  A function that runs elsewhere (the grader's proxy for
+    the sandboxed kernel, ``runs_elsewhere = True``) gets the policy sent with
+    each call instead: nothing of the answer runs in this process.
     """
 
-    def __init__(self, func=None, names=None):
+    def __init__(self, func=None, allow=None):
         self.func = func
-        self.names = _FORBID.get() if names is None else tuple(names)
+        self.allow = _ALLOW.get() if allow is None else tuple(allow)
 
     def __enter__(self):
-        self._wires = tripwires(self.names)
-        self._fired = self._wires.__enter__()
-        self._armed = _ARMED.set(True)
+        self._wires = None
+        if self.allow is None or getattr(self.func, "runs_elsewhere", False) is True:
+            return self
+        self._wires = tripwires(self.allow, self.func, stop=sys._getframe(1))
+        try:
+            self._fired = self._wires.__enter__()
+        except Delegation as exc:
+            raise Failure(delegation_message(exc.name, True, self.allow)) from None
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        _ARMED.reset(self._armed)
+        if self._wires is None:
+            return False
         self._wires.__exit__(exc_type, exc, tb)
         if self._fired:
-            name = self._fired[0]
-            itself = any(self.func is func for _, func in _targets([name]))
-            raise Failure(delegation_message(name, itself)) from None
+            raise Failure(delegation_message(self._fired[0], False, self.allow)) from None
         return False
 
 
-def check(exercise, what_was_checked, *, forbid=()):
+# The allow-list of the check whose body is running (set by `check`, read by `call`); None outside a check.
+_ALLOW = contextvars.ContextVar("lib_checks_allow", default=None)
+
+
+def check(exercise, what_was_checked, *, allow=(), solves=()):
     """Decorate a check body so that it always returns a :class:`CheckResult`.
 
     The body raises :class:`Failure` with a message on the first mistake and
     returns normally on success.  ``what_was_checked`` completes the sentence
-    "Passed: ..." shown on success.  ``forbid`` names the ``lib`` functions
-    (dotted names) that do the exercise's work: while the body runs, every
-    :func:`call` of the student's function sets tripwires on them.  The
-    decorated check keeps the tuple as its attribute ``forbid`` (read at each run).
+    "Passed: ..." shown on success.
+
+    ``allow`` is the exercise's allow-list, its one home: the dotted names of
+    what an answer may call besides NumPy, Python's standard library and
+    :data:`BASE_ALLOW` (the ``lib`` or SciPy helpers the page taught for it,
+    such as ``"scipy.special.logsumexp"``; a module name allows the whole
+    module).  While the body runs, every :func:`call` of the student's function
+    runs under :class:`tripwires` with it: everything else of the packages in
+    :data:`ARMED_PACKAGES` fails the answer.  ``solves`` names ``lib``'s own
+    implementation of the exercise (armed like the rest; the tests hand it in
+    as a shortcut, and the give-away test looks for listings of it).  The
+    decorated check keeps both tuples as attributes ``allow`` and ``solves``
+    (``forbid`` is ``solves``, its older name).
     """
-    if isinstance(forbid, str):
-        forbid = (forbid,)
-    forbid = tuple(forbid)
+    allow = (allow,) if isinstance(allow, str) else tuple(allow)
+    solves = (solves,) if isinstance(solves, str) else tuple(solves)
 
     def decorate(body):
         @functools.wraps(body)
         def run(*args, **kwargs):
-            token, armed = _FORBID.set(tuple(run.forbid)), _ARMED.set(False)  # its own lib calls run
+            token = _ALLOW.set(tuple(run.allow))
             try:
                 body(*args, **kwargs)
             except NotImplementedYet:
@@ -359,8 +593,8 @@ def check(exercise, what_was_checked, *, forbid=()):
                 )
             except Failure as failure:
                 return CheckResult(exercise, "failed", str(failure))
-            except Delegation as exc:  # a tripwire that fired outside `call` (e.g. set by the grader)
-                return CheckResult(exercise, "failed", delegation_message(exc.name))
+            except Delegation as exc:  # a tripwire that fired outside `call`
+                return CheckResult(exercise, "failed", delegation_message(exc.name, exc.itself, run.allow))
             except Exception as exc:  # a bug in the check must not look like the student's
                 where = traceback.format_exception_only(type(exc), exc)[-1].strip()
                 return CheckResult(
@@ -370,11 +604,11 @@ def check(exercise, what_was_checked, *, forbid=()):
                     "Look at the types your function returns.",
                 )
             finally:
-                _ARMED.reset(armed)
-                _FORBID.reset(token)
+                _ALLOW.reset(token)
             return CheckResult(exercise, "passed", f"Passed: {what_was_checked}")
 
-        run.forbid = forbid
+        run.allow = allow
+        run.solves = run.forbid = solves
         run.exercise = exercise
         return run
 
@@ -384,8 +618,9 @@ def check(exercise, what_was_checked, *, forbid=()):
 def call(func, *args, name=None, **kwargs):
     """Call the student's ``func`` and turn every way it can fail into a message.
 
-    The call runs under the tripwires of the check that is running (its
-    ``forbid``): an answer that calls one of those ``lib`` functions fails.
+    The call runs under the allow-list of the check that is running (its
+    ``allow``): an answer that calls anything else of lib, scikit-learn or
+    SciPy fails (:class:`tripwires`).
     """
     label = name or getattr(func, "__name__", "your function")
     if func is Ellipsis or func is None:
@@ -403,8 +638,8 @@ def call(func, *args, name=None, **kwargs):
                 out = func(*args, **kwargs)
         except Exception as exc:  # judged after the tripwires are off
             error = exc
-    if isinstance(error, Delegation):  # a tripwire set outside this check (the grader's)
-        raise Failure(delegation_message(error.name)) from None
+    if isinstance(error, Delegation):  # tripped in the grader's sandboxed kernel
+        raise Failure(delegation_message(error.name, getattr(error, "itself", False), _ALLOW.get())) from None
     if isinstance(error, NotImplementedError):
         raise NotImplementedYet() from None
     if error is not None:

@@ -10,7 +10,7 @@ from scipy.special import log_ndtr, ndtr
 from scipy.stats import norm
 
 from .. import logistic
-from ._core import Failure, call, check, expect_array, expect_scalar, expect_tuple
+from ._core import Failure, call, check, expect_array, expect_scalar, expect_tuple, watched
 
 __all__ = ["probit_gradient", "perceptron_epoch"]
 
@@ -51,7 +51,8 @@ def _probit_variant(w, b, X, y, kind):
     "ex-dvg-probit-gradient",
     "grad_w and grad_b match the derivative of sum_i ln Phi(s_i t_i) on 4 fresh problems (1 to 3 features, "
     "non-zero parameters), including one with margins near -40 where phi and Phi both underflow.",
-    forbid=("lib.logistic.probit_gradient",),
+    solves=("lib.logistic.probit_gradient",),
+    allow=("scipy.special.log_ndtr", "scipy.special.ndtr", "scipy.stats.norm.logpdf", "scipy.stats.norm.pdf", "scipy.stats.norm.logcdf", "scipy.stats.norm.cdf"),
 )
 def probit_gradient(student_fn):
     rng = np.random.default_rng(211)
@@ -149,7 +150,8 @@ def _perceptron_variant(w, b, X, y, order, kind):
     "ex-dvg-perceptron",
     "(w, b, n_mistakes) after one epoch match the perceptron rule in the given order on 4 problems (1 to 3 "
     "features, starting from zero and from non-zero parameters), and the caller's w is left unchanged.",
-    forbid=("lib.logistic.perceptron_epoch",),
+    solves=("lib.logistic.perceptron_epoch",),
+    allow=(),
 )
 def perceptron_epoch(student_fn):
     rng = np.random.default_rng(212)
@@ -201,11 +203,12 @@ def perceptron_epoch(student_fn):
     X, y = _problem(rng, 6, 2)
     w0 = np.zeros(2)
     probe = w0.copy()
-    try:
-        with np.errstate(all="ignore"):
-            student_fn(probe, 0.0, X, y, np.arange(6)[::-1])
-    except Exception:  # already shown to work above
-        pass
+    with watched(student_fn):
+        try:
+            with np.errstate(all="ignore"):
+                student_fn(probe, 0.0, X, y, np.arange(6)[::-1])
+        except Exception:  # already shown to work above
+            pass
     if not np.array_equal(probe, w0):
         raise Failure(
             "the values are right, but your function changed the array w it was given (an in-place update "

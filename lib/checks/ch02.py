@@ -41,7 +41,8 @@ def _bernoulli_cases(rng):
 
 @check("ex-bernoulli-mle",
        "matches the closed form on 6 samples (sizes 1 to 101), including all-0 and all-1 samples.",
-       forbid=("lib.mle.bernoulli_mle", "lib.mle.categorical_mle"))
+       solves=("lib.mle.bernoulli_mle", "lib.mle.categorical_mle"),
+       allow=())
 def bernoulli_mle(student_fn):
     rng = np.random.default_rng(2)
     for x in _bernoulli_cases(rng):
@@ -88,7 +89,8 @@ def _log_likelihood_cases(rng):
 
 @check("ex-bernoulli-log-likelihood",
        "matches the log-likelihood on 6 samples (n from 4 to 2000), including theta = 0 and theta = 1.",
-       forbid=("lib.mle.bernoulli_log_likelihood", "lib.mle.categorical_log_likelihood"))
+       solves=("lib.mle.bernoulli_log_likelihood", "lib.mle.categorical_log_likelihood"),
+       allow=("scipy.special.xlogy",))
 def bernoulli_log_likelihood(student_fn):
     rng = np.random.default_rng(6)
     for x, theta in _log_likelihood_cases(rng):
@@ -148,8 +150,9 @@ def _categorical_cases(rng):
 
 @check("ex-smoothed-categorical-mle",
        "matches (n_j + alpha) / (N + alpha V) on 5 count vectors with zero counts, for alpha = 0, 0.1, 0.5, 1, 2.",
-       forbid=("lib.mle.categorical_mle", "lib.mle.dirichlet_mean",
-               "lib.mle.dirichlet_categorical_predictive", "lib.naive_bayes.multinomial_log_probs"))
+       solves=("lib.mle.categorical_mle", "lib.mle.dirichlet_mean",
+               "lib.mle.dirichlet_categorical_predictive", "lib.naive_bayes.multinomial_log_probs"),
+       allow=())
 def smoothed_categorical_mle(student_fn):
     rng = np.random.default_rng(3)
     for counts, alpha in _categorical_cases(rng):
@@ -211,7 +214,8 @@ def _spherical_cases(rng):
 @check("ex-spherical-gaussian-mle",
        "mean and variance match the closed forms on 4 data sets (n from 2 to 50, d from 1 to 5, "
        "coordinates with different means and scales).",
-       forbid=("lib.mle.gaussian_mle", "lib.mixture.m_step"))
+       solves=("lib.mle.gaussian_mle", "lib.mixture.m_step"),
+       allow=())
 def spherical_gaussian_mle(student_fn):
     rng = np.random.default_rng(4)
     for X in _spherical_cases(rng):
@@ -351,7 +355,8 @@ _variants.register(_variants.Spec(
 ))
 
 
-@check("ex-gaussian-kl-value", "your number equals KL(p || q) for your variant's p and q to 4 decimals.")
+@check("ex-gaussian-kl-value", "your number equals KL(p || q) for your variant's p and q to 4 decimals.",
+       allow=())
 def gaussian_kl_value(answer):
     if answer is Ellipsis or answer is None:
         raise NotImplementedYet()
@@ -459,7 +464,8 @@ def _near(values, target, rel_tol):
 @check("ex-variance-mse-experiment",
        "on n = 2, 3, 5, 10, 30 with 20,000 repetitions: shape, the average of the MLE near (n-1)/n sigma^2, "
        "and both mean squared errors near their exact values within Monte Carlo error; the table is a numpy "
-       "array and changes with each argument (other n_values, n_repeats, sigma2 and generators).")
+       "array and changes with each argument (other n_values, n_repeats, sigma2 and generators).",
+       allow=())
 def variance_mse_experiment(student_fn):
     n_values = _EXPERIMENT_N.copy()
     sigma2 = _EXPERIMENT_SIGMA2
@@ -503,4 +509,37 @@ def variance_mse_experiment(student_fn):
         raise Failure(
             "column 2 (mean squared error of the unbiased estimator, which divides by n - 1) is off."
         )
+    _experiment_is_run(student_fn, got, n_values, sigma2, (tol_mean * mean_mle, tol_mle * mse_mle,
+                                                          tol_unb * mse_unbiased))
+
+
+def _experiment_is_run(student_fn, got, n_values, sigma2, tolerances):
+    """Refuse a table that is reported rather than simulated: the check runs the experiment again with its
+    own seeds.  The same seed must give the same table; other seeds must move every column by about its
+    Monte Carlo error, as independent runs do (a table of exact values, or exact values plus a token
+    noise, does not move; the average |z| of 15 differences of real runs is about 0.8)."""
+    again = call(student_fn, n_values.copy(), _EXPERIMENT_REPEATS, sigma2, np.random.default_rng(5),
+                 name="variance_mse_experiment")
+    if not np.array_equal(np.asarray(again, dtype=float), got):
+        raise Failure("two runs with the same generator give different tables: draw every random number "
+                      "from the rng argument, and nothing from np.random's global state.")
+    se = np.stack(tolerances, axis=1) / _EXPERIMENT_N_SE  # (len(n), 3): one Monte Carlo standard error
+    z = []
+    for seed in (6, 7):
+        other = expect_array(call(student_fn, n_values.copy(), _EXPERIMENT_REPEATS, sigma2,
+                                  np.random.default_rng(seed), name="variance_mse_experiment"),
+                             got.shape, "the table", name="variance_mse_experiment")
+        z.append(np.abs(other - got) / (np.sqrt(2.0) * se))
+    spread = float(np.mean(z))
+    if spread == 0.0:
+        raise Failure("your table is the same for every generator: the check runs your experiment with its own "
+                      "seeds, and a simulation's averages change with its random draws. Simulate the samples "
+                      "with rng and average over the repetitions; do not return the theoretical values.")
+    if spread < 0.1:
+        raise Failure("your table barely changes between generators (far less than the Monte Carlo error of "
+                      "20,000 repetitions): the check runs your experiment with its own seeds. Simulate the "
+                      "samples with rng and average over the repetitions; do not return theoretical values.")
+    if spread > 10.0:
+        raise Failure("your table changes between generators far more than the Monte Carlo error of 20,000 "
+                      "repetitions allows: average over all the repetitions you were asked for.")
 

@@ -6,9 +6,11 @@ namespace of its own, with a copy of the builtins, before the kernel starts;
 :func:`install` then takes frozen views of the modules it uses and registers
 a handler for the grader's ``gm_request`` messages.  For each, :func:`serve`
 looks the student's name up, calls it on the decoded arguments (under the
-grader's NumPy error state, with warnings recorded and, for checks that name
-them, ``lib`` functions the answer may not call turned into tripwires) and
-the handler sends the encoded reply back.  No cell runs in the notebook's
+grader's NumPy error state, with warnings recorded and under the check's
+allow-list: ``lib.checks._core.tripwires`` arms everything of lib, scikit-learn
+and SciPy that the exercise does not allow, as in the student's own check cell;
+a tripwire that fired is reported even when the answer caught it) and the
+handler sends the encoded reply back.  No cell runs in the notebook's
 namespace to reach it, so a notebook that redefines ``exec``, ``json``,
 ``numpy`` or the builtins does not change what it runs.
 
@@ -37,20 +39,22 @@ def _text(value, limit=_MAX_MESSAGE):
 def _error(exc):
     names = [getattr(c, "__name__", "Exception") for c in type(exc).__mro__][:12]
     error = {"type": names[0], "mro": names, "message": _text(exc)}
-    if isinstance(getattr(exc, "name", None), str):  # lib.checks._core.Delegation: the forbidden function
+    if isinstance(getattr(exc, "name", None), str):  # lib.checks._core.Delegation: what the answer called
         error["name"] = _text(exc.name, 200)
+        error["itself"] = getattr(exc, "itself", False) is True
     return {"ok": False, "error": error}
 
 
-def _tripwires(forbid):
-    """The tripwires of a check, armed in the kernel while the answer runs (``forbid`` from grader.judge).
+def _tripwires(policy, func):
+    """The check's allow-list around the call (``policy`` from grader.judge), or nothing without one.
 
-    The one place the kernel side applies a check's policy on ``lib`` functions: it uses the
-    ``tripwires`` of ``lib.checks._core`` that :func:`install` loaded before any student cell ran.
+    The one place the kernel side applies a check's policy: it uses the ``tripwires`` of
+    ``lib.checks._core`` that :func:`install` loaded before any student cell ran; entering it
+    gives the list of tripped names.
     """
-    if not forbid or _TRIPWIRES[0] is None:
-        return _contextlib.nullcontext()
-    return _TRIPWIRES[0](tuple(forbid))
+    if not isinstance(policy, dict) or _TRIPWIRES[0] is None:
+        return _contextlib.nullcontext([])
+    return _TRIPWIRES[0](policy, func)
 
 
 def _handle(request, user):
@@ -71,10 +75,11 @@ def _handle(request, user):
     args = decode(request["args"])
     kwargs = decode(request["kwargs"])
     originals = {i: a.copy() for i, a in enumerate(args) if isinstance(a, np.ndarray)}
+    fired = []
     with _warnings.catch_warnings(record=True) as caught:
         _warnings.simplefilter("always")
         try:
-            with np.errstate(**request["errstate"]), _tripwires(request.get("forbid")):
+            with np.errstate(**request["errstate"]), _tripwires(request.get("policy"), func) as fired:
                 out = func(*args, **kwargs)
         except KeyboardInterrupt:
             raise
@@ -86,6 +91,9 @@ def _handle(request, user):
             except (WireError, RecursionError) as exc:
                 reply = {"ok": False, "error": {"type": "ReturnValueTooLarge", "mro": ["ReturnValueTooLarge"],
                                                 "message": f"the value returned cannot be checked: {_text(exc)}"}}
+    if fired and (reply.get("ok") or reply["error"].get("type") != "Delegation"):  # caught by the answer
+        reply = {"ok": False, "error": {"type": "Delegation", "mro": ["Delegation", "Exception"],
+                                        "message": "a tripwire fired", "name": _text(fired[0], 200)}}
     reply["warnings"] = [[getattr(w.category, "__name__", "Warning"), _text(w.message, 500)] for w in caught[:20]]
     mutated = []
     for i, before in originals.items():
@@ -144,7 +152,7 @@ def install(kernel):
         core = _util.module_from_spec(spec)
         spec.loader.exec_module(core)
         _TRIPWIRES[0] = getattr(core, "tripwires", None)
-    except Exception:  # noqa: BLE001 - no tripwires: the checks that forbid functions still judge the values
+    except Exception:  # noqa: BLE001 - no tripwires: the checks still judge the values
         _TRIPWIRES[0] = None
     shell, session, dumps = kernel.shell, kernel.session, space["_json"].dumps
 

@@ -14,7 +14,8 @@ import grader
 from grader import sandbox
 from grader.common import DEFAULTS, EDITIONS, ROOT, escape, parse_size
 from grader.find import find_submissions, fingerprint, load_editions
-from grader.report import _progress, feedback, handout_pairs, summary, validated, write_grades, write_variants
+from grader.report import (_progress, feedback, handout_pairs, summary, validated, write_grades, write_similarity,
+                           write_variants)
 from grader.run import _grade_in_subprocess, _pool_context
 
 def build_parser():
@@ -163,6 +164,7 @@ def main(argv=None):
         print("\n".join(pairs))
     elif key is not None:
         print("variants: every notebook holds its own student's seeds (OUT/variants.csv)")
+    print("\n".join(write_similarity(submissions, results, editions, args.out, limits["max_notebook_size"])))
     after = fingerprint(args.submissions)
     if after == before:
         print(f"submissions folder unchanged: {len(before)} file(s), sha256 checked before and after")

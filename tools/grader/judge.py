@@ -8,12 +8,15 @@ from grader.common import STATUSES, bounded
 from grader.kernel import CheckAborted, InvalidReply, KernelFunction
 
 
-def forbidden(fn):
-    """The ``lib`` functions an answer to ``fn``'s exercise may not call (the tripwires the agent sets).
+def policy(fn):
+    """What an answer to ``fn``'s exercise may call: the check's allow-list as plain data
+    (``lib.checks._core.policy_of``), which the agent applies in the kernel around every call.
 
     The one place the grader reads a check's policy: the agent receives what this returns.
     """
-    return tuple(getattr(fn, "forbid", ()) or ())
+    from lib.checks import _core
+
+    return _core.policy_of(fn)
 
 
 def run_check(check, runner):
@@ -23,7 +26,7 @@ def run_check(check, runner):
 
     name, arg_names, kwarg_names = check["call"]
     fn = getattr(lib.checks, name)
-    forbid = forbidden(fn)
+    allowed = policy(fn)  # applied in the kernel (agent.py), as in the student's own check cell
     runner.deadline = time.monotonic() + runner.limits["cell_timeout"]
     try:
         values = {}
@@ -32,7 +35,7 @@ def run_check(check, runner):
             if kind == "missing":
                 return "failed", (f"name '{student_name}' is not defined: the check could not find your answer; "
                                   "run the cells that define it, and keep its name.")
-            values[student_name] = KernelFunction(runner, student_name, forbid) if kind == "function" else value
+            values[student_name] = KernelFunction(runner, student_name, allowed) if kind == "function" else value
         result = fn(*[values[n] for n in arg_names], **{k: values[n] for k, n in kwarg_names.items()})
     except CheckAborted as stop:
         if stop.timed_out:

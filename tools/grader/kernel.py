@@ -60,10 +60,10 @@ def _exception(error):
     mro = [n for n in (error.get("mro") or [])[:12] if isinstance(n, str)] if isinstance(error.get("mro"), list) else []
     message = escape(error.get("message"))  # the student's text: one line, controls shown
     base = next((known[n] for n in [name, *mro] if n in known), Exception)
-    if base is known.get("Delegation") and name == "Delegation":  # its argument is the forbidden function's name
+    if base is known.get("Delegation") and name == "Delegation":  # its argument: what the answer called
         dotted = error.get("name")
-        return base(dotted if isinstance(dotted, str) and re.fullmatch(r"[A-Za-z_][\w.]{0,200}", dotted)
-                    else "a forbidden lib function")
+        return base(dotted if isinstance(dotted, str) and re.fullmatch(r"[A-Za-z_][\w.<>]{0,200}", dotted)
+                    else "a function its exercise does not allow", error.get("itself") is True)
     cls = base if base.__name__ == name else _MADE.setdefault(
         (name, base), type(name, (base,), {"__module__": "__main__"}))
     try:
@@ -162,12 +162,12 @@ class KernelRunner:
         except wire.WireError as exc:
             return "value", _Unreadable(str(exc))
 
-    def call(self, name, args, kwargs, forbid):
+    def call(self, name, args, kwargs, policy):
         import numpy as np
 
         try:
             request = {"op": "call", "name": name, "args": wire.encode(list(args)),
-                       "kwargs": wire.encode(dict(kwargs)), "errstate": np.geterr(), "forbid": list(forbid)}
+                       "kwargs": wire.encode(dict(kwargs)), "errstate": np.geterr(), "policy": policy}
         except wire.WireError as exc:
             raise TypeError(f"the grader cannot send these arguments to the kernel: {exc}") from None
         out = self.request(request)
@@ -211,12 +211,14 @@ class _Unreadable:
 class KernelFunction:
     """The student's function as the checks see it: each call runs in the kernel, on copies of the data."""
 
-    def __init__(self, runner, name, forbid):
-        self._runner, self._forbid = runner, tuple(forbid)
+    runs_elsewhere = True  # lib.checks._core.watched sets no wires here: the policy travels with each call
+
+    def __init__(self, runner, name, policy):
+        self._runner, self._policy = runner, policy
         self.__name__ = self.__qualname__ = name
 
     def __call__(self, *args, **kwargs):
-        return self._runner.call(self.__name__, args, kwargs, self._forbid)
+        return self._runner.call(self.__name__, args, kwargs, self._policy)
 
     def __repr__(self):
         return f"<function {self.__name__} (in the student's kernel)>"

@@ -7,7 +7,7 @@ import os
 import sys
 import time
 
-from grader.common import STATUSES, bounded, csv_cell, escape
+from grader.common import ROOT, STATUSES, bounded, csv_cell, escape
 from grader.judge import VERDICTS
 
 def validated(raw, student, editions, fallback_page=None):
@@ -116,3 +116,38 @@ def _progress(done, total, start, width=30):
     sys.stderr.flush()
 
 
+
+
+def write_similarity(submissions, results, editions, out, max_size):
+    """OUT/similarity.csv and the summary's lines naming the pairs (grader/similarity.py: answers read as
+    text, never run).  Each notebook is read as the grader reads it: a regular file, never through a link,
+    no larger than the notebook limit."""
+    import stat
+
+    import nbformat
+
+    import lib.checks
+    from grader import similarity
+
+    answers, starters = {}, {}
+    for submission in submissions:
+        result = results.get(submission.student) or {}
+        edition = editions.get(result.get("page"))
+        if edition is None or not submission.regular:
+            continue
+        try:
+            fd = os.open(submission.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            with os.fdopen(fd, "rb") as fh:
+                info = os.fstat(fh.fileno())
+                if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
+                    continue
+                nb = nbformat.reads(fh.read(max_size + 1).decode("utf-8"), as_version=4)
+        except Exception:  # noqa: BLE001 - an unreadable notebook has no answers to compare
+            continue
+        answers[submission.student] = similarity.answers_of(nb, edition["checks"])
+        starters.update(similarity.answers_of(edition["nb"], edition["checks"]))
+    checks = [getattr(lib.checks, name) for name in lib.checks.__all__]
+    rows = similarity.report(answers, similarity.book_solutions(ROOT / "chapters"),
+                             similarity.lib_sources(checks), starters=starters)
+    similarity.write_csv(rows, out)
+    return similarity.summary(rows)

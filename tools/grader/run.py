@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import stat
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -29,6 +31,7 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
     """Grade one submission in this process (a subprocess of the grader); writes and returns its result."""
     import nbformat
 
+    from lib.checks import _sandbox as _checks_sandbox
     from lib.checks import _variants
 
     variants = variants or {"mine": {}, "owners": {}, "keyed": False}
@@ -80,6 +83,18 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
         ex["message"] = "not run: the notebook stopped before this check (see the note)."
     _save(result, target)
 
+    # The sandbox's lib.checks holds the variant cells' numbers and the tripwires, no check (issue 36;
+    # lib/checks/_sandbox.py). Its folder is made (and removed) by the parent process, which outlives a
+    # worker killed at the time limit; run alone, run_one makes and removes its own.
+    own_folder = "checks_edition" not in limits
+    checks_edition = Path(tempfile.mkdtemp(prefix="gm-checks-") if own_folder else limits["checks_edition"])
+    os.chmod(checks_edition, 0o755)  # readable by the sandbox's user
+    import variants as handouts
+
+    found = handouts.notebook_seeds(nb)  # the numbers of a seed in the notebook print as usual (0 points)
+    _checks_sandbox.write_edition(checks_edition, {label: [0, seed, found.get(label, 0)]
+                                                   for label, (seed, _, _) in decided.items()})
+    limits = dict(limits, overlays=[(str(checks_edition), str(ROOT / "lib" / "checks"))])
     box = sandbox.Sandbox(ROOT, limits, unsafe=unsafe, agent=AGENT_SOURCE)
     link = None
     try:
@@ -136,6 +151,8 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
         if link is not None:
             link.close()
         box.kill()
+        if own_folder:
+            shutil.rmtree(checks_edition, ignore_errors=True)
     _save(result, target)
     return result
 
@@ -227,8 +244,10 @@ def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx, v
 
     mine = {"mine": variants["mine"].get(student, {}), "owners": variants["owners"], "keyed": variants["keyed"]} \
         if variants else None
+    checks_edition = tempfile.mkdtemp(prefix="gm-checks-")  # the sandbox's lib.checks (run_one)
     proc = ctx.Process(target=this._worker, args=(str(submission.path), str(target), args.chapter,
-                                                  str(args.editions), limits, args.unsafe_no_sandbox, mine, student),
+                                                  str(args.editions), dict(limits, checks_edition=checks_edition),
+                                                  args.unsafe_no_sandbox, mine, student),
                        daemon=True)
     proc.start()
     note = None
@@ -242,6 +261,7 @@ def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx, v
         proc.join()
         note = (f"The notebook did not finish within {limits['notebook_timeout']} s in all and was stopped. "
                 "Grade 0 for the checks that had not reported.")
+    shutil.rmtree(checks_edition, ignore_errors=True)
     sandbox.remove_stale_cgroups(proc.pid)
     try:
         raw = json.loads(target.read_text())

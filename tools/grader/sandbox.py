@@ -355,7 +355,7 @@ def _hidden_args(hidden, bound):
     return args
 
 
-def bwrap_command(root, tmp_size, info_fd, conn_fd, extra_fds, kernel_argv, hidden=()):
+def bwrap_command(root, tmp_size, info_fd, conn_fd, extra_fds, kernel_argv, hidden=(), overlays=()):
     """The bwrap command line for one kernel (run by the sandbox's user, unprivileged)."""
     args = ["bwrap", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--disable-userns",
             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
@@ -371,6 +371,8 @@ def bwrap_command(root, tmp_size, info_fd, conn_fd, extra_fds, kernel_argv, hidd
             args += ["--ro-bind", p, p]
     args += _masks("/etc")
     args += _hidden_args(hidden, [p for p in visible if not os.path.islink(p)])
+    for source, destination in overlays:  # lib/checks as the sandbox shows it (lib/checks/_sandbox.py)
+        args += ["--ro-bind", str(source), str(destination)]
     # /dev: five devices, read-only; /dev/shm a bounded tmpfs of its own
     args += ["--size", "65536", "--tmpfs", "/dev"]
     for name in DEVICES:
@@ -472,7 +474,7 @@ class Sandbox:
         fds = []
         try:
             cmd = bwrap_command(self.root, limits["tmp_size"], info_w, conn_r, fds, kernel_argv,
-                                limits.get("hidden", ()))
+                                limits.get("hidden", ()), limits.get("overlays", ()))
             staging = _staging(_visible_paths(self.root), uid, gid)
             self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                          stderr=None if os.environ.get("GM_SANDBOX_DEBUG") else subprocess.DEVNULL,
