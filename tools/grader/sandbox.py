@@ -475,7 +475,9 @@ class Sandbox:
         try:
             cmd = bwrap_command(self.root, limits["tmp_size"], info_w, conn_r, fds, kernel_argv,
                                 limits.get("hidden", ()), limits.get("overlays", ()))
-            staging = _staging(_visible_paths(self.root), uid, gid)
+            # the overlays' sources too: a TMPDIR in a private folder (pytest's) is shown the same way
+            staging = _staging(_visible_paths(self.root) + [str(src) for src, _ in limits.get("overlays", ())],
+                               uid, gid)
             self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                          stderr=None if os.environ.get("GM_SANDBOX_DEBUG") else subprocess.DEVNULL,
                                          pass_fds=[info_w, conn_r, *fds], start_new_session=True,
