@@ -137,6 +137,8 @@ FORBIDDEN = [
     ("04*.md", r"\$m = |\\frac\{1\}\{m\}|m = \\kappa|ell/m\b|n_k \+ m\b|\\Psi ?/ ?m\b|a_k - m\b",
      "m is chapter 5's cause index: chapter 4's log-sum-exp shift is a_max (as in chapter 1), a held-out "
      "sample has n' points, and the inverse-Wishart's kappa + d + 1 is written out"),
+    ("04*.md", r"F\(\\gamma", "the expected complete-data log-likelihood is F(q, theta) (notation page); the M-step "
+                            "takes q = gamma, it is not F(gamma, theta)"),
     # ---- chapter 5 ----
     ("05*.md", r"n_k S_k|weighted covariances? \$S_k", "S_k is chapter 4's weighted scatter "
                                                     "sum_i gamma_ik (x_i - xbar_k)(x_i - xbar_k)^T, "
