@@ -33,7 +33,7 @@ at every iteration; about the current means it is only the step of an
 iteration, large early in a fit (when a mean still moves by many widths) and
 vanishing as EM converges, so the converged fit keeps its digits.  The first
 sums of ``init_params="random"`` are about the origin (no mean exists yet): on
-data far from the origin use ``"kmeans++"`` or ``"random_seeds"``, or centre
+data far from the origin use ``"k-means++_nearest"`` or ``"random_seeds"``, or centre
 the data.  The EM loop itself (history, stopping rule, best of ``n_init``,
 warm start) is :meth:`lib.mixture.GaussianMixture._run_em` over
 :func:`lib._fastpath.em_iteration`, the same for both backends:
@@ -177,12 +177,12 @@ class ChunkedData:
         if init_params in ("kmeans", "k-means++", "random_from_data"):
             raise ValueError(
                 f"init_params={init_params!r} needs all of X in memory; on a Dask array use "
-                "'kmeans++' (with init_sample_size for a sample), 'random_seeds', 'random' or 'given'.")
+                "'k-means++_nearest' (with init_sample_size for a sample), 'random_seeds', 'random' or 'given'.")
         if init_params == "random":
             centres = np.zeros((K, X.shape[1]))
             stats = _reduce(X, _random_block, K, cov_type, int(rng.integers(2**31)), centres, cov_type)
         else:
-            if init_params == "kmeans++":
+            if init_params == "k-means++_nearest":
                 from sklearn.cluster import kmeans_plusplus
 
                 size = min(n_samples, init_sample_size or n_samples)

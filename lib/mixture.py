@@ -76,7 +76,16 @@ _LOG_2PI = np.log(2.0 * np.pi)
 
 #: scikit-learn's four initialisations (with its meaning), the book's two
 #: nearest-seed variants, and 'given'.  See ``init_params`` in GaussianMixture.
-_INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data", "kmeans++", "random_seeds", "given")
+_INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data", "k-means++_nearest", "random_seeds",
+                "given")
+#: Spellings that are not options, and what to use instead.  'kmeans++' was the book's
+#: name for 'k-means++_nearest': one letter away from scikit-learn's 'k-means++', which
+#: means something else, so it is refused with both names rather than guessed.
+_NOT_INIT_PARAMS = {
+    "kmeans++": ("'k-means++' (scikit-learn's: each component starts from its own seed point alone) "
+                 "or 'k-means++_nearest' (the book's default: k-means++ seeds, every point assigned "
+                 "to its nearest seed)"),
+}
 
 
 def _is_dask(X):
@@ -600,18 +609,23 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     n_init : int >= 1, default=1
         Number of initialisations; the one with the largest ``lower_bound_`` is
         kept.  Ignored (one run) with ``init_params='given'``.
-    init_params : {'kmeans++', 'random_seeds', 'kmeans', 'k-means++', 'random', 'random_from_data', 'given'}, \
-default='kmeans++'
+    init_params : {'k-means++_nearest', 'random_seeds', 'kmeans', 'k-means++', 'random', 'random_from_data', \
+'given'}, default='k-means++_nearest'
         How the initial parameters are chosen.  The book's two (nearest-seed)
         initialisations:
 
-        * ``'kmeans++'`` (the default): :math:`K` seeds by k-means++
+        * ``'k-means++_nearest'`` (the default): :math:`K` seeds by k-means++
           (:func:`sklearn.cluster.kmeans_plusplus`); each point is assigned to
           its nearest seed (hard responsibilities) and one :func:`m_step` gives
           the initial parameters.
         * ``'random_seeds'``: the same with :math:`K` distinct data points
           drawn at random as seeds.  (Before scikit-learn's spelling was
           supported, lib called this ``'random_from_data'``.)
+
+        ``'kmeans++'``, the book's former name for ``'k-means++_nearest'``, is
+        refused with a ``ValueError`` that names both k-means++ options: it
+        differed from scikit-learn's ``'k-means++'`` by one hyphen and meant
+        something else.
 
         scikit-learn's four, with scikit-learn's meaning:
 
@@ -649,8 +663,8 @@ default='kmeans++'
     verbose_interval : int, default=10
         Iterations between two progress lines when ``verbose >= 2``.
     init_sample_size : int or None, default=None
-        ``'kmeans++'`` seeds from this many rows drawn at random (all rows
-        when None).  For a Dask array that does not fit in memory, set it
+        ``'k-means++_nearest'`` seeds from this many rows drawn at random (all
+        rows when None).  For a Dask array that does not fit in memory, set it
         (e.g. 100_000): the sample is read, not the whole array.
 
     **Dask arrays.**  :meth:`fit` also accepts a ``dask.array.Array`` chunked
@@ -658,7 +672,7 @@ default='kmeans++'
     one pass over the chunks, each chunk returning its sums, added in a tree
     (``lib/_dask.py``, chapter 4 "EM when the data do not fit in memory").
     The initialisations then cost: ``'given'`` no pass; ``'random_seeds'``
-    reading K rows plus one pass; ``'kmeans++'`` reading ``init_sample_size``
+    reading K rows plus one pass; ``'k-means++_nearest'`` reading ``init_sample_size``
     rows plus one pass; ``'random'`` one pass.  (``'kmeans'``, ``'k-means++'``
     and ``'random_from_data'`` are in-memory only.)  :meth:`predict`,
     :meth:`predict_proba` and :meth:`score_samples` of a Dask array return Dask
@@ -756,7 +770,7 @@ default='kmeans++'
         reg_covar=1e-6,
         max_iter=100,
         n_init=1,
-        init_params="kmeans++",
+        init_params="k-means++_nearest",
         weights_init=None,
         means_init=None,
         covariances_init=None,
@@ -807,6 +821,9 @@ default='kmeans++'
             check_positive_int(self.init_sample_size, "init_sample_size", minimum=n_components)
         if not isinstance(self.warm_start, (bool, np.bool_)):
             raise TypeError(f"warm_start must be True or False, got {self.warm_start!r}.")
+        if isinstance(self.init_params, str) and self.init_params in _NOT_INIT_PARAMS:
+            raise ValueError(f"init_params={self.init_params!r} is not an option: use "
+                             f"{_NOT_INIT_PARAMS[self.init_params]}.")
         if not isinstance(self.init_params, str) or self.init_params not in _INIT_PARAMS:
             raise ValueError(f"init_params must be one of {_INIT_PARAMS}, got {self.init_params!r}.")
         given = {}
@@ -855,7 +872,7 @@ default='kmeans++'
             labels = KMeans(K, n_init=1, random_state=seed).fit(Xc).labels_
             resp[np.arange(n_samples), labels] = 1.0
         else:
-            if self.init_params in ("kmeans++", "k-means++"):
+            if self.init_params in ("k-means++_nearest", "k-means++"):
                 seed = int(rng.integers(np.iinfo(np.int32).max))
                 seeds, indices = kmeans_plusplus(Xc, K, random_state=seed)
             else:  # random_seeds, random_from_data

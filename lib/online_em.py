@@ -17,8 +17,12 @@ responsibilities of the E-step at :math:`\theta^{(t)}`, the three statistics
 :math:`\bar{\mathcal S}^{(t+1)}` into :math:`\theta^{(t+1)}` exactly as batch EM turns its
 sums (divided by :math:`n`) into parameters.  With :math:`\eta_t = 1` and the
 whole data set as the minibatch it is batch EM.  The steps satisfy
-:math:`\sum_t \eta_t = \infty` and :math:`\sum_t \eta_t^2 < \infty`, so the
-averaged statistics settle at a fixed point of batch EM's map.
+:math:`\sum_t \eta_t = \infty` and :math:`\sum_t \eta_t^2 < \infty` (Robbins and
+Monro's conditions); under these and further regularity conditions, for minibatches
+drawn independently, Cappé and Moulines prove convergence with probability one to
+the stationary points of the expected log-likelihood, the fixed points of batch
+EM's map.  A smaller :math:`\tau` takes larger steps and forgets the first
+statistics faster.
 
 The centre :math:`c` is one vector for all components, the mean of the first
 minibatch: sums of :math:`x x^\top` about the origin would cancel digits for

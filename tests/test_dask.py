@@ -69,7 +69,7 @@ def test_fit_equals_the_in_memory_fit_whatever_the_chunking(covariance_type, chu
     _assert_same_fit(ours, ref)
 
 
-@pytest.mark.parametrize("init_params", ["kmeans++", "random_seeds", "given"])
+@pytest.mark.parametrize("init_params", ["k-means++_nearest", "random_seeds", "given"])
 def test_initialisations_read_a_sample_or_nothing_and_match_in_memory(init_params):
     X = _data(1)
     given = {}
@@ -84,7 +84,7 @@ def test_initialisations_read_a_sample_or_nothing_and_match_in_memory(init_param
 def test_kmeanspp_on_a_sample_and_random_init_run():
     X = _data(2)
     dX = da.from_array(X, chunks=250)
-    sampled = _fit(dX, init_params="kmeans++", init_sample_size=100)
+    sampled = _fit(dX, init_params="k-means++_nearest", init_sample_size=100)
     assert np.all(np.diff(sampled.log_likelihood_history_) > -1e-9)  # EM never lowers it
     rand = _fit(dX, init_params="random")
     assert np.all(np.diff(rand.log_likelihood_history_) > -1e-9)

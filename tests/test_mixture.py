@@ -538,7 +538,9 @@ def test_max_iter_zero_returns_the_initial_parameters():
     assert gm.log_likelihood_history_.shape == (1,)
 
 
-@pytest.mark.parametrize("init_params", ["kmeans++", "random_seeds", "kmeans", "k-means++", "random", "random_from_data"])
+@pytest.mark.parametrize(
+    "init_params", ["k-means++_nearest", "random_seeds", "kmeans", "k-means++", "random", "random_from_data"]
+)
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
 def test_recovers_separated_clusters(init_params, covariance_type):
     rng = np.random.default_rng(8)
@@ -810,6 +812,9 @@ def _fit2(**kwargs):
         (lambda: _fit(n_init=0), ValueError, "n_init"),
         (lambda: _fit(covariance_type="banana"), ValueError, "covariance_type must be one of"),
         (lambda: _fit(init_params="k-means"), ValueError, "init_params must be one of"),
+        # the book's former name, one hyphen from scikit-learn's 'k-means++' (issue 37)
+        (lambda: _fit(init_params="kmeans++"), ValueError,
+         r"'kmeans\+\+' is not an option: use 'k-means\+\+' .*'k-means\+\+_nearest'"),
         # initial parameters
         (lambda: _fit2(weights_init=[0.5, 0.6]), ValueError, "weights_init must sum to 1"),
         (lambda: _fit2(weights_init=[1.0]), ValueError, r"should have the shape of \(2,\).*weights_init holds"),
@@ -898,6 +903,20 @@ def test_sklearn_seed_initialisations_give_each_component_its_seed_only(init_par
     assert_allclose(gm.means_, nearest, rtol=1e-13)  # the seed, pulled by 10 eps as in scikit-learn
     assert_allclose(gm.covariances_, np.array([1e-3 * np.eye(2)] * 3), rtol=1e-12, atol=1e-20)
     assert_allclose(gm.weights_, 1 / 200, rtol=1e-12)  # one point each (n_k = 1 + 10 eps)
+
+
+def test_the_two_kmeanspp_initialisations_share_seeds_and_differ_in_the_assignment():
+    """'k-means++' gives each component its seed alone; 'k-means++_nearest' gives it the seed's cell."""
+    X = blobs(np.random.default_rng(32), 300, 2, 3)
+    alone = GaussianMixture(3, init_params="k-means++", max_iter=0, reg_covar=1e-3, random_state=0).fit(X)
+    cells = GaussianMixture(3, init_params="k-means++_nearest", max_iter=0, random_state=0).fit(X)
+    seeds = alone.means_  # the k-means++ seeds (data points), from the same random_state
+    labels = np.argmin(((X[:, None, :] - seeds[None]) ** 2).sum(axis=2), axis=1)  # (n,)
+    expected = m_step(X, np.eye(3)[labels], "full", 1e-6)  # one M-step on the seeds' cells
+    assert_allclose(cells.weights_, expected[0], rtol=1e-12)
+    assert_allclose(cells.means_, expected[1], rtol=1e-10)
+    assert_allclose(cells.covariances_, expected[2], rtol=1e-9)
+    assert np.abs(cells.means_ - alone.means_).max() > 0.1  # not the same start
 
 
 def test_kmeans_initialisation_is_one_m_step_on_kmeans_labels():

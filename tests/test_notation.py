@@ -127,6 +127,18 @@ FORBIDDEN = [
                                                          "differences x_i - c are diff (D is not a symbol)"),
     ("0[45]*.md", r"(?<!mathcal )N_k\b|N_\{k\}", "soft counts are n_k (lower-case, as on the notation page); "
                                                   "N_kj and N_k are naive Bayes word counts (chapter 2)"),
+    # issue 37, chapter 4: one meaning per symbol
+    ("04*.md", r"\\Delta|\bDelta\b", "Delta is the Mahalanobis distance only (chapters 1 and 3): 04_2 names its "
+                                    "data sets by the free mean's true value theta^*"),
+    ("04*.md", r"[MT]'?\(\\theta\^\*\)|- \\theta\^\*|\\theta\^\* \+", "theta^* is the true parameter (chapter 2); "
+                                                                     "EM's limit is theta^(infinity)"),
+    ("04*.md", r"(?<![\w\\])M'?\(\\theta", "M is the number of chapter 5's binary causes; EM's map is T(theta), "
+                                         "as on the chapter page"),
+    ("04*.md", r"\$m = |\\frac\{1\}\{m\}|m = \\kappa|ell/m\b|n_k \+ m\b|\\Psi ?/ ?m\b|a_k - m\b",
+     "m is chapter 5's cause index: chapter 4's log-sum-exp shift is a_max (as in chapter 1), a held-out "
+     "sample has n' points, and the inverse-Wishart's kappa + d + 1 is written out"),
+    ("04*.md", r"F\(\\gamma", "the expected complete-data log-likelihood is F(q, theta) (notation page); the M-step "
+                            "takes q = gamma, it is not F(gamma, theta)"),
     # ---- chapter 5 ----
     ("05*.md", r"n_k S_k|weighted covariances? \$S_k", "S_k is chapter 4's weighted scatter "
                                                     "sum_i gamma_ik (x_i - xbar_k)(x_i - xbar_k)^T, "
