@@ -559,7 +559,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         ``"sgd"``: stochastic gradient ascent, one sample at a time in a
         random order each epoch, with step :math:`\eta / \sqrt{1 + \text{epoch}}`.
     l2 : float, default=0.0
-        Strength :math:`\lambda \ge 0` of the ridge penalty.  The default 0
+        Strength :math:`\lambda \ge 0` of the :math:`\ell_2` penalty.  The default 0
         is plain maximum likelihood, the estimator derived in the book.  If
         the training data are linearly separable, the maximum-likelihood
         estimate does not exist (the likelihood increases forever as
