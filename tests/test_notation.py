@@ -211,6 +211,9 @@ LIB_FORBIDDEN = [
     ("mixture.py", r"\\epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is named in words"),
     ("logistic.py", r"ridge penalty", "issue 37: the ridge is varepsilon I (reg_covar); the weight penalty is the "
      "l2 penalty"),
+    ("logistic.py", r"(?<![\w\\])J\(|\\nabla\^?2? ?J\b|:math:`J\b|\\Delta\b|:math:`L`|\bJ / n\b",
+     "issue 37: J is Fisher's criterion, Delta the Mahalanobis distance and L the likelihood; the penalised "
+     "log-likelihood is ell_lambda, a Newton step delta"),
     ("variational.py", r"\\(?:var)?epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is "
                                             "named in words"),
 ]
