@@ -542,7 +542,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
     .. math::
 
-        J(w, b) = \ell(w, b) - \frac{\lambda}{2} \lVert w \rVert^2, \qquad \lambda = \texttt{l2},
+        \ell_\lambda(w, b) = \ell(w, b) - \frac{\lambda}{2} \lVert w \rVert^2, \qquad \lambda = \texttt{l2},
 
     where :math:`\ell` is :func:`log_likelihood`.  The intercept is not
     penalised.  This is scikit-learn's ``LogisticRegression(C=1 / l2)``
@@ -552,14 +552,15 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     ----------
     method : {"newton", "gradient", "sgd"}, default="newton"
         ``"newton"``: Newton's method (iteratively reweighted least squares),
-        each step solving :math:`(-\nabla^2 J)\,\Delta = \nabla J` by a Cholesky
-        factorisation, with step halving so that :math:`J` never decreases.
+        each step solving :math:`(-\nabla^2 \ell_\lambda)\,\delta = \nabla \ell_\lambda` for the step
+        :math:`\delta` by a Cholesky factorisation, with step halving so that
+        :math:`\ell_\lambda` never decreases.
         ``"gradient"``: full-batch gradient ascent
-        :math:`\theta \leftarrow \theta + \eta\, \nabla J(\theta) / n`.
+        :math:`\theta \leftarrow \theta + \eta\, \nabla \ell_\lambda(\theta) / n`.
         ``"sgd"``: stochastic gradient ascent, one sample at a time in a
         random order each epoch, with step :math:`\eta / \sqrt{1 + \text{epoch}}`.
     l2 : float, default=0.0
-        Strength :math:`\lambda \ge 0` of the ridge penalty.  The default 0
+        Strength :math:`\lambda \ge 0` of the :math:`\ell_2` penalty.  The default 0
         is plain maximum likelihood, the estimator derived in the book.  If
         the training data are linearly separable, the maximum-likelihood
         estimate does not exist (the likelihood increases forever as
@@ -573,12 +574,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Step size :math:`\eta` of ``"gradient"`` and ``"sgd"`` (ignored by
         ``"newton"``).  Steps are taken on the *mean* log-likelihood, so
         :math:`\eta` does not depend on the number of samples.  ``"auto"``
-        uses :math:`1/L` where :math:`L` bounds the curvature (a quarter of the
+        uses the inverse of a bound on the curvature (a quarter of the
         largest eigenvalue of :math:`\tilde X^\top \tilde X / n` for two classes,
         a half for more; for ``"sgd"`` the largest per-sample value), which
-        makes full-batch gradient ascent increase :math:`J` at every step.
+        makes full-batch gradient ascent increase :math:`\ell_\lambda` at every step.
     tol : float, default=1e-8
-        Stop when the largest entry of :math:`|\nabla J| / n` is at most ``tol``.
+        Stop when the largest entry of :math:`|\nabla \ell_\lambda| / n` is at most ``tol``.
         Newton reaches 1e-8 in a handful of steps (it converges quadratically);
         gradient ascent may need thousands of steps, or more when the features
         are not standardised; SGD, whose steps are noisy, rarely gets there:
@@ -605,7 +606,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     log_likelihood_history_ : ndarray of shape (n_iter_ + 1,)
         :math:`\ell` at the starting point :math:`w = 0, b = 0` and after each update.
     objective_history_ : ndarray of shape (n_iter_ + 1,)
-        :math:`J = \ell - \tfrac{\lambda}{2}\lVert w\rVert^2` at the same points
+        :math:`\ell_\lambda = \ell - \tfrac{\lambda}{2}\lVert w\rVert^2` at the same points
         (equal to the log-likelihood when ``l2 = 0``).  Never decreases for
         ``"newton"`` and for ``"gradient"`` with ``lr="auto"``.
 
@@ -766,7 +767,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 if new_obj >= obj:
                     break
                 step *= 0.5
-            else:  # no step improves J: we are at the optimum to machine precision
+            else:  # no step improves l_lambda: we are at the optimum to machine precision
                 return theta, lls, objs, True
             theta, obj = candidate, new_obj
             lls.append(problem.log_likelihood(theta))
@@ -783,7 +784,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             g = problem.gradient(theta)
             if self._converged(problem, g, tol):
                 return theta, lls, objs, True
-            theta = theta + eta * g / problem.n  # ascent on the mean objective J / n
+            theta = theta + eta * g / problem.n  # ascent on the mean objective l_lambda / n
             lls.append(problem.log_likelihood(theta))
             objs.append(problem.objective(theta))
             if problem.stop_when_separated and problem.separates(theta):
@@ -802,7 +803,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 return theta, lls, objs, True
             eta = lr / np.sqrt(1.0 + epoch)
             for i in rng.permutation(problem.n):
-                # One sample's share of J: its log-likelihood term and 1/n of the penalty.
+                # One sample's share of l_lambda: its log-likelihood term and 1/n of the penalty.
                 theta = theta + eta * problem.gradient(theta, rows=[i], penalty_scale=1.0 / problem.n)
             lls.append(problem.log_likelihood(theta))
             objs.append(problem.objective(theta))

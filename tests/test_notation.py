@@ -163,6 +163,26 @@ FORBIDDEN = [
      "k is the class or component index; CAVI's second coordinate is l (Lambda_jl, zbar_l, l != j)"),
     ("05*.md", r"\blam(?:_init)?\b", "the mean-field parameters xi_im are `xi` in code, in lib.variational too "
                                    "(xi, xi_init, the attribute xi_)"),
+    # ---- issue 37, chapters 1-2 ----
+    ("01_1*.md", r"\\hat\\sigma_j", "sigma(t) is the sigmoid on chapter 1's pages; standardising divides by "
+                                  "the standard deviation sd_j"),
+    ("01_3*.md", r"\\sigma\(|\\sigma\\bigl\(", "01_3's sigma^2_kj are naive Bayes variances: the sigmoid is "
+                                            "written out or cited (dvg-sigmoid, dvg-model), not sigma(.)"),
+    ("02*.md", r"\\sigma\(t\)", "chapter 2's sigma is a standard deviation; the sigmoid is written out, "
+                              "1/(1 + e^{-t})"),
+    ("01*.md", r"C = 1/\\lambda", "C is a normalising coefficient only (C(alpha), C(W, kappa)); scikit-learn's "
+                                "parameter is named in code, `C = 1 / l2`"),
+    ("01*.md", r"\bz_j = \(x_j|\^\\top z \+ b", "z is a latent variable; standardised features are x'_j"),
+    ("0[1-5]*.md", r"e_\{\\max\}|\be_max\b", "an eigenvalue is eig_j(A), the largest eig_max(A)"),
+    ("0[12]*.md", r"\bridge\b", "the ridge is varepsilon I (reg_covar, chapters 3-4); the weight penalty "
+                               "-(lambda/2) ||w||^2 is the l2 penalty"),
+    ("02*.md", r"\bn_j\b|n_\{j\}", "n_k counts the points of class k; word counts are N_j (N = sum_j N_j), "
+                                   "as naive Bayes' N_kj"),
+    ("01*.md", r"\\le R\b|\(R ?/ ?u_|R\^2|\\eta R\b|\bR = ", "R is the risk R(theta) (chapter 2); the "
+                                                          "perceptron's radius is ||x~||_max"),
+    ("01_2*.md", r"\\sigma\(a t|\ba = 4 ?\\varphi|\ba = \\pi|\$a \\approx|\ba = 1\.70",
+     "a_k(x) is the log joint (01_3); the probit scale is c in sigma(c t)"),
+    ("02_4*.md", r"\$k/2\$|\$k = 2\$", "k is the class or component index; a parameter count is dim theta"),
 ]
 
 # Library code that implements a symbol of the notation page uses its letter.
@@ -201,6 +221,11 @@ LIB_FORBIDDEN = [
      "responsibilities gamma_ik, expected log joints a_ik, soft counts n_k, entropy H(.) (Bishop's r_nk, "
      "ln rho_nk, N_k are named only in the notes on Bishop's equations)"),
     ("mixture.py", r"\\epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is named in words"),
+    ("logistic.py", r"ridge penalty", "issue 37: the ridge is varepsilon I (reg_covar); the weight penalty is the "
+     "l2 penalty"),
+    ("logistic.py", r"(?<![\w\\])J\(|\\nabla\^?2? ?J\b|:math:`J\b|\\Delta\b|:math:`L`|\bJ / n\b",
+     "issue 37: J is Fisher's criterion, Delta the Mahalanobis distance and L the likelihood; the penalised "
+     "log-likelihood is ell_lambda, a Newton step delta"),
     ("variational.py", r"\\(?:var)?epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is "
                                             "named in words"),
 ]
