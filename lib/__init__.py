@@ -40,7 +40,31 @@ SUBMODULES = (
     "checks",
 )
 
-__all__ = ["__version__", *SUBMODULES]
+__all__ = ["__version__", "glue", *SUBMODULES]
+
+
+def glue(name, text):
+    """Make ``text``, a number as the page prints it, available to the page's prose.
+
+    The prose writes ``{glue:text}`name``` where it quotes the number, so the
+    sentence and the output cannot drift apart (CONTRIBUTING.md, "Numbers in
+    prose").  ``text`` must be a string (format the number first:
+    ``f"{acc:.3f}"``), so that what is stored is what the page prints and the
+    same at one and two BLAS threads.  Where myst-nb is installed (the book's
+    build) this is ``myst_nb.glue(name, text, display=False)``; elsewhere (Colab,
+    a student's kernel) it does nothing: the student edition's prose already
+    holds the text.
+    """
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"glue name must be a non-empty string, got {name!r}")
+    if not isinstance(text, str):
+        raise TypeError(f"glue {name!r}: text must be a string as the page prints it (e.g. f\"{{value:.3f}}\"), "
+                        f"got {type(text).__name__}; a raw float would store all its digits")
+    try:
+        from myst_nb import glue as myst_glue
+    except ImportError:
+        return
+    myst_glue(name, text, display=False)
 
 
 def __getattr__(name):

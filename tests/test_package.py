@@ -99,3 +99,22 @@ def test_readme_benchmark_numbers_come_from_the_latest_results():
     assert len(quoted) >= 10, "the README's Benchmarks section should quote the summary and some rows"
     stale = [line for line in quoted if line not in results]
     assert not stale, f"README lines not in benchmarks/results.md (copy them from the latest run): {stale}"
+
+
+def test_glue_takes_text_only_and_needs_no_myst_nb(monkeypatch):
+    """lib.glue stores what the page prints (a string), and does nothing where myst-nb is absent (Colab)."""
+    import builtins
+
+    with pytest.raises(TypeError, match="must be a string"):
+        lib.glue("x", 0.1 + 0.2)
+    with pytest.raises(TypeError, match="name"):
+        lib.glue("", "0.30")
+    real_import = builtins.__import__
+
+    def no_myst_nb(name, *args, **kwargs):
+        if name.startswith("myst_nb"):
+            raise ImportError("No module named 'myst_nb'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_myst_nb)
+    assert lib.glue("x", "0.30") is None
