@@ -11,7 +11,8 @@ source (prose, inline and display math, admonitions, exercise statements and
 solutions; not code spans, code fences or glue roles) with at least
 ``MIN_DIGITS`` significant digits (``0.973``, ``2.25``, ``97.3%``: a section
 number such as 3.2 or a round 0.5 is too short to tell a quotation from a
-coincidence), not the number of a section, equation, figure or version.  An *output number* is a decimal number in a text output of the
+coincidence; a whole number counts only as a percentage, ``56%``), not the
+number of a section, equation, figure or version.  An *output number* is a decimal number in a text output of the
 executed notebook (streams and ``text/plain``).  A prose number is flagged when
 some output number, rounded to the prose number's decimals, equals it (a
 percentage counts as its fraction too: 97.3% against 0.973), unless the number
@@ -28,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MIN_DIGITS = 2
-RE_DECIMAL = re.compile(r"(?<![\w.\\{])(\d+\.\d+)(\s*\\?%)?(?!\w|\.\d)")
+RE_DECIMAL = re.compile(r"(?<![\w.\\{])(\d+\.\d+|\d+(?=\s*\\?%))(\s*\\?%)?(?!\w|\.\d)")
 RE_NUMBERED = re.compile(r"\b(?:[Ss]ections?|[Cc]hapters?|[Ee]qs?\.|[Ee]quations?|[Ff]igures?|[Tt]ables?|[Ee]xercises?"
                          r"|[Tt]heorems?|[Ll]emmas?|[Vv]ersions?|B)\s*\(?$")  # "section 4.3", "Bishop's B.23"
 RE_GLUE = re.compile(r"\{glue(?::\w+)?\}`[^`]*`")
@@ -56,6 +57,7 @@ def prose_text(markdown):
     text = RE_GLUE.sub(" ", text)
     text = RE_ROLE.sub(" ", text)
     text = RE_CODE_SPAN.sub(" ", text)
+    text = re.sub(r"^%.*$", " ", text, flags=re.M)  # MyST comments: not shown to a reader
     return re.sub(r"^:[\w-]+:.*$", " ", text, flags=re.M)  # directive options (:label:, :class:)
 
 
@@ -68,8 +70,8 @@ def prose_numbers(markdown):
         if significant(number) < MIN_DIGITS or RE_NUMBERED.search(text[:match.start()]):
             continue
         values = [Decimal(number)]
-        if percent:
-            values.append(Decimal(number) / 100)
+        if percent:  # 15% is 0.15 (two decimals), 97.3% is 0.973
+            values.append((Decimal(number) / 100).quantize(Decimal(1).scaleb(Decimal(number).as_tuple().exponent - 2)))
         found.append((number + ("%" if percent else ""), values))
     return found
 

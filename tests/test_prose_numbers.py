@@ -3,9 +3,9 @@
 * Per page: no prose number equals a number the page's outputs print unless it is
   glued (the rule is in tests/prose_numbers.py).
 * Per page: every ``{glue:text}`` key the prose uses is glued by the page's code as a
-  string (``lib.glue``: a formatted number), and reaches the student edition as that
-  text (the student builder reads the HTML build's doctrees, where myst-nb has
-  already pasted it).
+  string (``lib.glue``: a formatted number), and, outside solutions, reaches the
+  student edition as that text (the student builder reads the HTML build's doctrees,
+  where myst-nb has already pasted it).
 * The rule itself on small examples.
 """
 
@@ -17,6 +17,7 @@ import nbformat
 import pytest
 
 import prose_numbers as P
+from test_solution_equations import split as split_solutions
 
 SOURCES = P.chapter_sources()
 RE_USE = re.compile(r"\{glue:text\}`([^`:]+)(?::[^`]*)?`")
@@ -44,12 +45,13 @@ def _glued(ipynb):
 
 @pytest.mark.parametrize("md", SOURCES, ids=[p.stem for p in SOURCES])
 def test_glued_numbers_are_strings_and_reach_the_student_edition(md):
-    used = set(RE_USE.findall(md.read_text()))
+    text, solutions = split_solutions(md)  # a solution's glued numbers stay with it in the web book
+    used = set(RE_USE.findall(text))
+    glued = _glued(md.with_suffix(".ipynb"))
+    missing = sorted((used | set(RE_USE.findall(solutions))) - set(glued))
+    assert not missing, f"{md.name}: the prose uses glue keys its executed notebook does not glue: {missing}"
     if not used:
         return
-    glued = _glued(md.with_suffix(".ipynb"))
-    missing = sorted(used - set(glued))
-    assert not missing, f"{md.name}: the prose uses glue keys its executed notebook does not glue: {missing}"
     student = nbformat.read(P.ROOT / "student" / f"{md.stem}.ipynb", as_version=4)
     markdown = "\n".join(c.source for c in student.cells if c.cell_type == "markdown")
     assert "{glue" not in markdown, f"student/{md.stem}.ipynb shows a glue role unresolved"
@@ -68,6 +70,7 @@ def test_rule_on_examples():
             "```python\nprint(0.987)\n```\n")
     assert P.prose_numbers(text) == []
     assert P.prose_numbers("97.3% of the points") == [("97.3%", [Decimal("97.3"), Decimal("0.973")])]
+    assert P.prose_numbers("only 15% of its mass, 56 points") == [("15%", [Decimal("15"), Decimal("0.15")])]
     outputs = {Decimal("0.7733"), Decimal("12.5")}
     assert P._quotes(Decimal("0.77"), outputs) == Decimal("0.7733")
     assert P._quotes(Decimal("0.773"), outputs) == Decimal("0.7733")
