@@ -9,11 +9,17 @@ into Sphinx's own ``:lines:`` option (relative to the object), so every other
 option keeps Sphinx's meaning.
 
 ``read_listing`` gives the student edition (``tools/student.py``) exactly the
-text the HTML shows, through Sphinx's own ``LiteralIncludeReader``.
+text the HTML shows, through Sphinx's own ``LiteralIncludeReader``.  Each listing's
+literal block carries ``listing_source`` ('lib/mle.py:bernoulli_mle'), which the
+student edition reads (``_ext/student_edition.py``: a listing that answers an
+exercise above it is left out there).
 """
 
 import ast
+from pathlib import Path
 from types import SimpleNamespace
+
+from docutils import nodes
 
 from docutils.parsers.rst import directives
 from sphinx.directives.code import LiteralInclude, LiteralIncludeReader
@@ -88,7 +94,16 @@ class BookLiteralInclude(LiteralInclude):
         except (OSError, SyntaxError, ValueError):
             pass  # Sphinx's own reader reports the problem
         self.options.pop("docstring", None)
-        return super().run()
+        result = super().run()
+        # Which object of which file this listing shows ('lib/mle.py:bernoulli_mle'), for the
+        # student edition's rule on listings that answer an exercise (_ext/answers.py).
+        shown = f"{Path(filename).resolve().relative_to(Path(self.env.srcdir).resolve()).as_posix()}:" \
+                f"{self.options.get('pyobject', '')}" if Path(filename).resolve().is_relative_to(
+                    Path(self.env.srcdir).resolve()) else ""
+        for node in result:
+            for block in node.findall(nodes.literal_block):
+                block["listing_source"] = shown
+        return result
 
 
 def setup(app):

@@ -17,6 +17,7 @@ import re
 import sys
 from pathlib import Path
 
+import answers  # _ext/answers.py: when a listing shows an exercise's answer
 import nbformat
 from docutils import nodes
 from sphinx.util import logging
@@ -179,11 +180,27 @@ class StudentTranslator(MarkdownTranslator):
         self.quote(f"**{self.title_text(node)}**" if self.title_text(node) else "", node, run_in=False)
 
     def visit_exercise_enumerable_node(self, node):
+        if node.get("label"):
+            self.builder.posed[node["label"]] = self.number(node, "exercise")
         head = f"### Exercise {self.number(node, 'exercise')} {self.title_text(node)}".replace("  ", " ").rstrip()
         self.add(f"{head}\n\n{self.render(node.children)}", prefix_eol=2, suffix_eol=2)
         raise nodes.SkipNode
 
     visit_exercise_unenumerable_node = visit_exercise_enumerable_node
+
+    def visit_literal_block(self, node):
+        """A listing (or code fence) that shows the answer to an exercise posed above it on the page is
+        left out, with a sentence pointing to the web page (the HTML keeps it after the folded solution)."""
+        source = node.get("listing_source", "")
+        for label, number in self.builder.posed.items():
+            info = self.builder.exercises.get(label, {})
+            if answers.shows_answer(node.astext(), info.get("names", ()), info.get("forbid", ()),
+                                    info.get("solution", ""), source):
+                shown = f"`{answers.dotted(source)}`" if answers.dotted(source) else "code"
+                self.add(f"*{LEFT_OUT.format(what=shown, number=number, url=self.builder.get_target_uri(self.builder.current_docname))}*",
+                         prefix_eol=2, suffix_eol=2)
+                raise nodes.SkipNode
+        return super().visit_literal_block(node)
     visit_target = visit_solution_node = MarkdownTranslator._skip  # anchors; solutions are left out
 
     def dispatch_visit(self, node):
@@ -230,10 +247,12 @@ class StudentBuilder(MarkdownBuilder):
     def write_doc(self, docname, doctree):
         if docname not in self.sources:
             return
-            self.current_doc_name = docname
         self.sec_numbers = self.env.toc_secnumbers.get(docname, {})
         self.fignumbers = self.env.toc_fignumbers.get(docname, {})
         self.cited = {}
+        self.current_docname = docname
+        self.posed = {}  # label -> number of each exercise met so far on the page
+        self.exercises = exercise_info(doctree, self.book.read_source(self.sources[docname]).cells)
         visitor = self.create_translator(doctree, self)
         doctree.walkabout(visitor)
         student, key = make_cells(self, docname, doctree, visitor.astext(), self.book.read_source(self.sources[docname]).cells)
@@ -246,6 +265,31 @@ class StudentBuilder(MarkdownBuilder):
             out = Path(self.outdir) / f"{Path(docname).name}{suffix}.ipynb"
             out.with_suffix(".tmp").write_text(nbformat.writes(nb) + "\n")
             out.with_suffix(".tmp").replace(out)  # readers never see a half-written notebook
+
+
+LEFT_OUT = ("The book shows here the listing of {what}, which answers Exercise {number}; it is left out of the "
+            "student edition. Read it on the book's page, <{url}>, after the exercise's solution.")
+
+
+def exercise_info(doctree, cells):
+    """Exercise label -> what the exercise asks for: ``names`` (the functions its starters define),
+    ``forbid`` (the ``lib`` functions its check forbids), ``solution`` (its solution cells)."""
+    owner, solutions, _ = exercise_cells(doctree, cells)
+    info = {}
+    for i, label in owner.items():
+        if not label:
+            continue
+        entry = info.setdefault(label, {"names": [], "forbid": (), "solution": "\n\n".join(solutions.get(label, []))})
+        tags = cells[i].metadata.get("tags", [])
+        if "starter" in tags:
+            entry["names"] += answers.RE_DEF.findall(cells[i].source)
+        if "check" in tags:
+            match = re.search(r"lib\.checks\.(\w+)\s*\(", cells[i].source)
+            if match:
+                import lib.checks
+
+                entry["forbid"] = tuple(getattr(getattr(lib.checks, match[1], None), "forbid", ()))
+    return info
 
 
 def exercise_cells(doctree, cells):

@@ -72,7 +72,8 @@ def log_dirichlet_normaliser(alpha):
 def log_wishart_normaliser(W, kappa):
     r""":math:`\ln C(W, \kappa)` of the Wishart density
     :math:`\mathcal W(\Lambda \mid W, \kappa) = C(W, \kappa)\, |\Lambda|^{(\kappa - d - 1)/2}
-    \exp(-\tfrac12 \operatorname{tr}(W^{-1}\Lambda))` (Bishop eq. B.79, who writes :math:`B(W, \nu)`):
+    \exp(-\tfrac12 \operatorname{tr}(W^{-1}\Lambda))` (Bishop eq. B.79, who writes :math:`B(W, \nu)`;
+    book equation ``vem-wishart``, which writes it for :math:`W_0, \kappa_0` and :math:`W_k, \kappa_k`):
 
     .. math::
 
@@ -94,7 +95,8 @@ def log_wishart_normaliser(W, kappa):
 
 def _expected_log_det_precision(W_inv_chol, kappa, d):
     r""":math:`\mathbb E[\ln|\Lambda_k|] = \sum_{j=1}^d \psi\bigl(\tfrac{\kappa_k + 1 - j}{2}\bigr)
-    + d \ln 2 + \ln|W_k|` (Bishop eq. 10.65), from the Cholesky factors of :math:`W_k^{-1}`."""
+    + d \ln 2 + \ln|W_k|` (Bishop eq. 10.65; book equation ``vem-wishart-logdet``), from the
+    Cholesky factors of :math:`W_k^{-1}`."""
     log_det_W = -2 * np.log(np.diagonal(W_inv_chol, axis1=1, axis2=2)).sum(axis=1)
     return digamma(0.5 * (kappa[:, None] - np.arange(d))).sum(axis=1) + d * np.log(2) + log_det_W
 
@@ -110,7 +112,8 @@ def vb_e_step(X, weight_concentration, mean_precision, means, degrees_of_freedom
         - \tfrac12\Bigl(\frac{d}{\beta_k} + \kappa_k (x_i - \bar\mu_k)^\top W_k (x_i - \bar\mu_k)\Bigr),
         \qquad \gamma_{ik} = \frac{e^{a_{ik}}}{\sum_l e^{a_{il}}},
 
-    with :math:`\mathbb E[\ln\pi_k] = \psi(\alpha_k) - \psi(\sum_l\alpha_l)`. The
+    with :math:`\mathbb E[\ln\pi_k] = \psi(\alpha_k) - \psi(\sum_l\alpha_l)` (``vem-bgmm-dirichlet``)
+    and :math:`\mathbb E[\ln|\Lambda_k|]` of ``vem-wishart-logdet``. The
     parameters are in scikit-learn's layout (``covariances`` is
     :math:`W_k^{-1}/\kappa_k`). Returns ``(resp, expected_log_joint)``, the
     :math:`\gamma_{ik}` and the :math:`a_{ik}`, both ``(n, K)``. Bishop writes

@@ -348,7 +348,7 @@ def e_step(X, weights, means, covariances, covariance_type="full"):
 
 
 def m_step(X, resp, covariance_type="full", reg_covar=1e-6):
-    r"""M-step: the parameters that maximise :math:`F(\gamma, \theta)` for fixed responsibilities.
+    r"""M-step: the parameters that maximise :math:`F(q, \theta)` for fixed responsibilities :math:`q = \gamma`.
 
     With the soft counts :math:`n_k = \sum_i \gamma_{ik}`:
 
@@ -1159,7 +1159,7 @@ def map_m_step(X, resp, prior_scale, prior_dof, concentration=1.0):
 
     With an inverse-Wishart prior :math:`\Sigma_k \sim \mathcal W^{-1}(\Psi, \kappa)`,
     a Dirichlet prior :math:`\pi \sim \mathrm{Dir}(\alpha)` and a flat prior on
-    the means, the M-step that maximises :math:`F(\gamma, \theta) + \ln p(\theta)` is
+    the means, the M-step that maximises :math:`F(q, \theta) + \ln p(\theta)` (:math:`q` the responsibilities) is
 
     .. math::
 

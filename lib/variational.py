@@ -24,13 +24,13 @@ Three layers, from general to specific.
 
    .. math::
 
-       z_{im} \sim \mathrm{Bernoulli}(\pi_m) \text{ independently},\qquad
+       z_{im} \sim \mathrm{Bernoulli}(\vartheta_m) \text{ independently},\qquad
        x_i \mid z_i \sim \mathcal N\Bigl(\textstyle\sum_{m=1}^M z_{im} w_m,\ \sigma^2 I_d\Bigr).
 
    Each point has :math:`2^M` latent states, so the exact posterior can be
    enumerated for small :math:`M`, which lets the book compare exact EM with
    mean-field variational EM on the same data.  Code names:
-   :math:`\pi_m` is ``probs[m]``, :math:`w_m` is ``components[m]`` (rows of
+   :math:`\vartheta_m` is ``probs[m]``, :math:`w_m` is ``components[m]`` (rows of
    :math:`W`), :math:`\sigma^2` is ``noise_variance``, the mean-field
    parameter :math:`\xi_{im} = q(z_{im} = 1)` is ``xi[i, m]`` (the letter
    :math:`\xi` rather than :math:`\lambda`, which is the :math:`\ell_2`
@@ -346,12 +346,12 @@ def hard_e_step(log_joint):
 
 
 class FactorialParams(NamedTuple):
-    r"""Parameters :math:`\theta = (\pi, W, \sigma^2)` of the factorial model.
+    r"""Parameters :math:`\theta = (\vartheta, W, \sigma^2)` of the factorial model.
 
     Attributes
     ----------
     probs : ndarray of shape (n_causes,)
-        :math:`\pi_m = p(z_{im} = 1)`.
+        :math:`\vartheta_m = p(z_{im} = 1)`.
     components : ndarray of shape (n_causes, n_features)
         Row ``m`` is :math:`w_m`, the contribution of cause ``m`` to the mean.
     noise_variance : float
@@ -420,7 +420,7 @@ def all_states(n_causes):
 def sample(params, n_samples, rng=None):
     r"""Draw ``(X, Z)`` from the factorial model.
 
-    :math:`z_{im} \sim \mathrm{Bernoulli}(\pi_m)`, then
+    :math:`z_{im} \sim \mathrm{Bernoulli}(\vartheta_m)`, then
     :math:`x_i = W^\top z_i + \sigma` times a standard normal vector of
     dimension :math:`d`, so that
     :math:`x_i \mid z_i \sim \mathcal N(W^\top z_i, \sigma^2 I_d)`.
@@ -445,7 +445,7 @@ def log_joint(X, params):
 
     .. math::
 
-        \ln p(x_i, z) = \sum_{m=1}^M \bigl(z_m \ln \pi_m + (1 - z_m)\ln(1 - \pi_m)\bigr)
+        \ln p(x_i, z) = \sum_{m=1}^M \bigl(z_m \ln \vartheta_m + (1 - z_m)\ln(1 - \vartheta_m)\bigr)
           + \ln \mathcal N\bigl(x_i \mid W^\top z, \sigma^2 I_d\bigr)
 
     Book: chapters/05_1_variational_em.md, eq. label ``vem-log-joint``.
@@ -457,7 +457,7 @@ def log_joint(X, params):
     """
     X, (probs, components, noise_variance) = _check_X_params(X, params)
     states = all_states(probs.shape[0])  # (S, M)
-    # xlogy keeps 0 * ln 0 = 0, so pi_m = 0 or 1 makes the impossible states -inf, not NaN
+    # xlogy keeps 0 * ln 0 = 0, so vartheta_m = 0 or 1 makes the impossible states -inf, not NaN
     log_prior = xlogy(states, probs).sum(axis=1) + xlogy(1 - states, 1 - probs).sum(axis=1)  # (S,)
     state_means = states @ components  # (S, d)
     log_lik = gaussian.log_prob(X, state_means, np.full(states.shape[0], noise_variance), "spherical")
@@ -539,7 +539,7 @@ def mean_field_update(X, params, xi, m):
 
     .. math::
 
-        \xi_{im} \leftarrow \operatorname{sigm}\Bigl(\ln\frac{\pi_m}{1-\pi_m}
+        \xi_{im} \leftarrow \operatorname{sigm}\Bigl(\ln\frac{\vartheta_m}{1-\vartheta_m}
           + \frac{1}{\sigma^2} w_m^\top\Bigl(x_i - \sum_{l \ne m} \xi_{il} w_l\Bigr)
           - \frac{\lVert w_m \rVert^2}{2\sigma^2}\Bigr)
 
@@ -620,7 +620,7 @@ def mean_field_elbo(X, params, xi):
 
     .. math::
 
-        \mathcal L = \sum_{i}\Bigl[\sum_m \bigl(\xi_{im}\ln\pi_m + (1-\xi_{im})\ln(1-\pi_m)
+        \mathcal L = \sum_{i}\Bigl[\sum_m \bigl(\xi_{im}\ln\vartheta_m + (1-\xi_{im})\ln(1-\vartheta_m)
           + H_b(\xi_{im})\bigr) - \frac d2 \ln(2\pi\sigma^2)
           - \frac{1}{2\sigma^2}\Bigl(\bigl\lVert x_i - W^\top\xi_i\bigr\rVert^2
           + \sum_m \xi_{im}(1-\xi_{im})\lVert w_m\rVert^2\Bigr)\Bigr]
@@ -704,7 +704,7 @@ def m_step(X, Ez, sum_Ezz, reg_variance=0.0):
 
     .. math::
 
-        \pi_m = \frac1n \sum_i \mathbb E[z_{im}], \qquad
+        \vartheta_m = \frac1n \sum_i \mathbb E[z_{im}], \qquad
         W = \Bigl(\sum_i \mathbb E[z_i z_i^\top]\Bigr)^{-1} \sum_i \mathbb E[z_i]\, x_i^\top,
 
     .. math::
@@ -792,7 +792,7 @@ class FactorialMixture(TransformerMixin, DensityMixin, BaseEstimator):
 
     Attributes
     ----------
-    probs_, components_, noise_variance_ : fitted :math:`\pi, W, \sigma^2`
+    probs_, components_, noise_variance_ : fitted :math:`\vartheta, W, \sigma^2`
     params_ : FactorialParams
     xi_ : ndarray of shape (n_samples, n_causes)
         :math:`\mathbb E_q[z_{im}]` from the last E-step.

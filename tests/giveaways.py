@@ -1,4 +1,4 @@
-"""Find exercises whose answer is shown before them on their page (issue 24).
+"""Find exercises whose answer is shown on their page (issues 24 and 36).
 
 Used by tests/test_giveaways.py.  A page is first *extracted* into what a
 reader sees, in order (:func:`extract_page`): code cells of the student
@@ -12,20 +12,31 @@ what comes before an exercise.  :func:`find_giveaways` then applies the rules
 below to an extract; the fixtures in tests/fixtures/giveaways/ are extracts
 of the pages as they stood when the issue was filed.
 
-The rules (each finding names its rule):
+The rules (each finding names its rule).  The first three look at the whole
+page of the student edition, above *and below* the exercise (issue 36): code
+cells, and the listings the student edition shows (below an exercise it leaves
+out the listings that answer it, ``_ext/student_edition.py``; an extract records
+which listings its student notebook shows, and an extract without that record
+counts every listing as shown, as the student edition did before issue 36).
+They are ``_ext/answers.py``'s rules, the ones the student edition applies:
 
 ``defined``
-    a code cell or listing before the exercise defines a function of the
-    name the exercise asks for (``def bernoulli_log_likelihood(``);
+    a code cell or listing defines a function of the name the exercise asks
+    for (``def bernoulli_log_likelihood(``);
 ``listing``
-    a listing before the exercise shows a ``lib`` function the exercise's
-    check forbids (the function the exercise asks the reader to write);
+    a listing shows a ``lib`` function the exercise's check forbids (the
+    function the exercise asks the reader to write);
 ``tokens``
-    one code cell or listing before the exercise contains most of the
-    solution's code: at least ``TOKEN_SHARE`` of the distinct 5-grams of the
-    normalised tokens of a solution function (identifiers, operators and
-    numbers; comments, strings and docstrings dropped; local names kept),
-    for a function of at least ``MIN_SHINGLES`` 5-grams;
+    one code cell or listing contains most of the solution's code: at least
+    ``TOKEN_SHARE`` of the distinct 5-grams of the normalised tokens of a
+    solution function (identifiers, operators and numbers; comments, strings
+    and docstrings dropped; local names kept), for a function of at least
+    ``MIN_SHINGLES`` 5-grams.
+
+The others look above the exercise only (below it the student edition has no
+outputs, and a result the text goes on to use is stated after the exercise
+that derives it):
+
 ``output``
     one output before the exercise prints most of the numbers the solution
     prints (at least ``NUMBER_SHARE`` of at least ``MIN_NUMBERS`` distinct
@@ -57,19 +68,14 @@ reason does not count.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import sys
-import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "giveaways"
 
-TOKEN_SHARE = 0.5
-MIN_SHINGLES = 12
-SHINGLE = 5
 NUMBER_SHARE = 0.6
 MIN_NUMBERS = 4
 MIN_EQUATION = 20
@@ -99,6 +105,15 @@ def _listings_module():
     import listings  # _ext/listings.py: Sphinx's literalinclude, as the HTML shows it
 
     return listings
+
+
+def _answers_module():
+    path = str(ROOT / "_ext")
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    import answers  # _ext/answers.py: when code shows an exercise's answer (the student edition's rule too)
+
+    return answers
 
 
 def _book_module():
@@ -370,6 +385,12 @@ def extract_page(md):
             add("text", str(figure["caption"]))
         if figure.get("name"):
             blocks.append({"kind": "label", "text": str(figure["name"])})
+    student = ROOT / "student" / f"{md.stem}.ipynb"
+    if student.exists():  # which listings the student edition shows (it leaves out those that answer an exercise)
+        shown = "\n".join(c.source for c in nbformat.read(student, as_version=4).cells if c.cell_type == "markdown")
+        for block in blocks:
+            if block["kind"] == "listing":
+                block["student"] = block["text"] in shown
     return {"page": md.stem, "blocks": blocks, "exercises": exercises}
 
 
@@ -389,43 +410,11 @@ def _forbid(check_name):
 
 
 def code_tokens(source):
-    """Normalised tokens of Python code: names, operators, numbers (no comments, strings, layout)."""
-    out = []
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return [t for t in re.findall(r"[A-Za-z_]\w*|\d+\.?\d*|==|!=|<=|>=|\*\*|//|@|[-+*/%<>=()\[\],.:]", source)]
-    for tok in tokens:
-        if tok.type in (tokenize.NAME, tokenize.OP, tokenize.NUMBER):
-            out.append(tok.string)
-    return out
+    return _answers_module().code_tokens(source)
 
 
-def _functions(source):
-    """[(name, body source)] of the top-level functions in ``source`` (docstrings dropped), or the whole."""
-    import ast
-
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return [("", source)]
-    lines = source.split("\n")
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
-                    and isinstance(body[0].value.value, str):
-                body = body[1:]
-            if not body:
-                continue
-            start, end = body[0].lineno - 1, max(getattr(n, "end_lineno", n.lineno) for n in body)
-            found.append((node.name, "\n".join(line for line in lines[start:end])))
-    return found or [("", source)]
-
-
-def shingles(tokens, k=SHINGLE):
-    return {tuple(tokens[i:i + k]) for i in range(len(tokens) - k + 1)}
+def shingles(tokens):
+    return _answers_module().shingles(tokens)
 
 
 def _dedent(text):
@@ -486,7 +475,7 @@ def _numbers(text):
 
 
 def find_giveaways(extract):
-    """[(exercise label, rule, detail)] for every exercise of ``extract`` whose answer comes before it."""
+    """[(exercise label, rule, detail)] for every exercise of ``extract`` whose answer its page shows."""
     findings = []
     blocks = extract["blocks"]
     for ex in extract["exercises"]:
@@ -494,37 +483,16 @@ def find_giveaways(extract):
             continue
         before = blocks[: ex["position"]]
         label = ex["label"]
-        names = [n for n in dict.fromkeys(ex["names"])]
-        forbid = ex.get("forbid", [])
-        # defined: a def of the exercise's function name
-        for i, block in enumerate(before):
-            if block["kind"] in ("code", "listing", "starter"):
-                for name in names:
-                    if re.search(r"^[ \t]*def[ \t]+" + re.escape(name) + r"[ \t]*\(", block["text"], re.M):
-                        findings.append((label, "defined", f"`def {name}(` in an earlier {block['kind']} (block {i})"))
-        # listing: a listing of a forbidden lib function
-        for i, block in enumerate(before):
-            source = block.get("source", "")
-            if block["kind"] == "listing" and source:
-                path, _, obj = source.partition(":")
-                dotted = path.replace("/", ".").removesuffix(".py") + "." + obj
-                if dotted in forbid:
-                    findings.append((label, "listing", f"a listing of `{dotted}` (block {i})"))
-        # tokens: most of a solution function's code in one earlier cell or listing
-        for name, body in _functions(ex.get("solution_code", "")):
-            sol = shingles(code_tokens(_dedent(body)))
-            if len(sol) < MIN_SHINGLES:
-                continue
-            best, where = 0.0, None
-            for i, block in enumerate(before):
-                if block["kind"] not in ("code", "listing"):
-                    continue
-                share = len(sol & shingles(code_tokens(_dedent(block["text"])))) / len(sol)
-                if share > best:
-                    best, where = share, i
-            if best >= TOKEN_SHARE:
-                findings.append((label, "tokens", f"{best:.0%} of the solution's `{name or 'code'}` in an earlier "
-                                                  f"{before[where]['kind']} (block {where})"))
+        # defined, listing, tokens: code cells and listings anywhere on the page the student edition shows
+        page = [(i, b, "an earlier") for i, b in enumerate(before) if b["kind"] in ("code", "listing", "starter")]
+        page += [(i, b, "a later") for i, b in enumerate(blocks) if i >= ex["position"]
+                 and b["kind"] in ("code", "listing") and b.get("student", True)]
+        for i, block, where in page:
+            for rule, detail in _answers_module().shows_answer(
+                    block["text"], names=ex["names"], forbid=ex.get("forbid", []),
+                    solution_code=ex.get("solution_code", "") if block["kind"] != "starter" else "",
+                    source=block.get("source", "") if block["kind"] == "listing" else ""):
+                findings.append((label, rule, f"{detail} in {where} {block['kind']} (block {i})"))
         # output: the numbers the solution prints, printed before
         wanted = _numbers(ex.get("solution_output", ""))
         if len(wanted) >= MIN_NUMBERS:

@@ -1,4 +1,4 @@
-"""No exercise's answer comes before it on its page (issue 24).
+"""No exercise's answer is on its page (issues 24 and 36): before it, or below it in the student edition.
 
 The rules are in tests/giveaways.py.  Three groups of tests:
 
@@ -8,6 +8,10 @@ The rules are in tests/giveaways.py.  Three groups of tests:
 * the fixtures (tests/fixtures/giveaways/*.json): extracts of the pages as
   they stood when issue 24 was filed; every case the issue lists is found
   there, and the other exercises of those pages are not flagged;
+* the fixtures of issue 36 (tests/fixtures/giveaways36/*.json): the pages and
+  their student editions when it was filed, with lib's finished function listed
+  below the exercise; each is found, and is gone once the student edition leaves
+  the listing out;
 * the rules on small synthetic extracts (exemption, what does not count).
 """
 
@@ -59,8 +63,16 @@ def test_extract_is_what_the_student_edition_shows(extracts):
         seen = [b["text"] for b in extract["blocks"] if b["kind"] in ("code", "starter", "check")]
         assert seen == code, page
         for block in extract["blocks"]:
-            if block["kind"] == "listing":
+            if block["kind"] == "listing" and block.get("student", True):
                 assert block["text"] in markdown, (page, block["text"][:80])
+        # a listing left out of the student edition answers an exercise above it, and a sentence says so
+        left_out = [b for b in extract["blocks"] if b["kind"] == "listing" and not b.get("student", True)]
+        assert markdown.count("it is left out of the student edition") == len(left_out), page
+        for block in left_out:
+            position = extract["blocks"].index(block)
+            assert any(G._answers_module().shows_answer(
+                block["text"], ex["names"], ex["forbid"], ex["solution_code"], block.get("source", ""))
+                for ex in extract["exercises"] if ex["position"] <= position), (page, block["text"][:80])
 
 
 def test_exemptions_give_a_reason():
@@ -145,6 +157,66 @@ def test_exempt_fixture_exercise_is_not_flagged():
     assert G.find_giveaways(extract) == []
 
 
+# ------------------------------------------- fixtures of issue 36: below the exercise --
+
+FIXTURES36 = G.ROOT / "tests" / "fixtures" / "giveaways36"
+# Extracts of the pages (and their student editions) as they stood when issue 36 was filed:
+# lib's finished function listed after the check cell, in the student edition too. The
+# issue lists the first seven; the rule found the four others (each listing is the function
+# the exercise asks for: gaussian_mle, class_gaussians, mean_field_e_step, cavi_gaussian_update).
+LATER = {
+    "01_2_perceptron_probit": {"ex-dvg-probit-gradient": "lib.logistic.probit_gradient"},
+    "02_maximum_likelihood": {"ex-bernoulli-log-likelihood": "lib.mle.bernoulli_log_likelihood"},
+    "02_2_naive_bayes_spam": {"ex-nb-word-log-probs": "lib.naive_bayes.multinomial_log_probs",
+                              "ex-nb-log-posterior": "lib.naive_bayes.log_posterior"},
+    "03_1_prediction": {"ex-gda-posterior": "lib.discriminant.log_posterior"},
+    "03_2_lda_logistic": {"ex-gda-logistic": "lib.discriminant.logistic_parameters"},
+    "03_4_missing_features": {"ex-gda-conditional": "lib.gaussian.conditional_gaussian"},
+    "02_3_gaussian_mle": {"ex-spherical-gaussian-mle": "lib.mle.gaussian_mle"},
+    "03_gaussian_discriminant_analysis": {"ex-gda-mle": "lib.discriminant.class_gaussians"},
+    "05_1_variational_em": {"ex-mean-field-update": "lib.variational.mean_field_e_step"},
+    "05_2_cavi_gaussian": {"ex-cavi-update": "lib.variational.cavi_gaussian_update"},
+}
+
+
+def test_fixtures36_cover_the_listed_pages():
+    assert {p.stem for p in FIXTURES36.glob("*.json")} == set(LATER)
+
+
+@pytest.mark.parametrize("page", sorted(LATER))
+def test_fixture36_listings_below_the_exercise_are_found(page):
+    """Each listing the issue names is found below its exercise, by the listing rule; nothing else on
+    those pages is found, and the same extract read as "before the exercise only" finds none of them."""
+    extract = json.loads((FIXTURES36 / f"{page}.json").read_text())
+    findings = G.find_giveaways(extract)
+    assert {label for label, _, _ in findings} == set(LATER[page]), page
+    for label, function in LATER[page].items():
+        details = [detail for lab, rule, detail in findings if lab == label and rule == "listing"]
+        assert any(f"`{function}`" in d and "a later listing" in d for d in details), (label, details)
+    # what the student edition now does: the same page with those listings left out is clean
+    for block in extract["blocks"]:
+        if block["kind"] == "listing" and G._answers_module().dotted(block.get("source", "")) in LATER[page].values():
+            block["student"] = False
+    assert G.find_giveaways(extract) == []
+
+
+def test_what_is_below_counts_only_code_the_student_edition_shows():
+    """Below the exercise: outputs (the student edition has none), equations and the exercise's own starter
+    do not count; a code cell that redefines the function does."""
+    after = [{"kind": "exercise", "text": "ex-x"}, {"kind": "starter", "text": "def area(x):\n    raise NotImplementedError"},
+             {"kind": "output", "text": "0.1234 0.2345 0.3456 0.4567"}, {"kind": "math", "text": "a = b"}]
+    ex = dict(position=0, solution_output="0.1234 0.2345 0.3456 0.4567", solution_math=["a = b"],
+              statement="Derive {eq}`geo-area`.")
+    assert G.find_giveaways(_extract(after, **ex)) == []
+    cell = {"kind": "code", "text": "def area(x):\n    return 1\n"}
+    assert {rule for _, rule, _ in G.find_giveaways(_extract(after + [cell], **ex))} == {"defined"}
+    listing = {"kind": "listing", "text": "def rect(a, b):\n    return a * b\n", "source": "lib/geometry.py:rect"}
+    assert {r for _, r, _ in G.find_giveaways(_extract(after + [listing], forbid=["lib.geometry.rect"], **ex))} \
+        == {"listing"}
+    hidden = dict(listing, student=False)  # left out of the student edition
+    assert G.find_giveaways(_extract(after + [hidden], forbid=["lib.geometry.rect"], **ex)) == []
+
+
 # ---------------------------------------------------------- synthetic extracts --
 
 def _extract(blocks, **exercise):
@@ -169,10 +241,10 @@ def test_rules_on_synthetic_extracts():
     # the same code, renamed function and reformatted, with comments and strings: tokens
     renamed = SOLUTION.replace("def area(", "def other(").replace("total = 0.0", "total = 0.0  # start")
     assert rules(_extract([{"kind": "code", "text": renamed}], solution_code=SOLUTION)) == {"tokens"}
-    # a def of the asked name: defined; after the exercise: nothing
+    # a def of the asked name: defined, before the exercise and (issue 36) after it
     cell = {"kind": "code", "text": "def area(x):\n    return 1\n"}
     assert rules(_extract([cell], solution_code=SOLUTION)) == {"defined"}
-    assert rules(_extract([cell], solution_code=SOLUTION, position=0)) == set()
+    assert rules(_extract([cell], solution_code=SOLUTION, position=0)) == {"defined"}
     # a listing of the forbidden lib function
     listing = {"kind": "listing", "text": "def rect(a, b):\n    return a * b\n", "source": "lib/geometry.py:rect"}
     assert rules(_extract([listing], forbid=["lib.geometry.rect"])) == {"listing"}

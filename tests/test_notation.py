@@ -183,6 +183,20 @@ FORBIDDEN = [
     ("01_2*.md", r"\\sigma\(a t|\ba = 4 ?\\varphi|\ba = \\pi|\$a \\approx|\ba = 1\.70",
      "a_k(x) is the log joint (01_3); the probit scale is c in sigma(c t)"),
     ("02_4*.md", r"\$k/2\$|\$k = 2\$", "k is the class or component index; a parameter count is dim theta"),
+    # ---- issue 37, chapters 3 and 5 (each row fired on the text of a915eba) ----
+    ("03*.md", r"\\sigma\(", "in chapter 3 sigma is a standard deviation (Sigma = sigma^2 I, bar sigma^2): the "
+                             "sigmoid is sigm, as in chapter 5"),
+    ("03*.md", r"(?<![\w\\{])B(?=\s*(?:=|x_o|\\mu|\\Sigma|\^\\top|\\,))", "B is only the Beta function: the "
+     "regression coefficients Sigma_mo Sigma_oo^{-1} of x_m on x_o are written out"),
+    ("03*.md", r"(?<![\w\\.'\"])u(?![\w'\"])", "u is chapter 1's margin only: chapter 3's vector of standard normals "
+                                            "is x_std"),
+    ("notation.md", r"always a prior pseudo-count", "beta is a pseudo-count, of the prior (beta_0) or of chapter 5's "
+                                                    "factor (beta_k = beta_0 + n_k)"),
+    ("05_1*.md", r"\\pi_[ml12]\b|\$\\pi\$ of shape|\\xi = \\pi\b", "the probability that binary cause m is on is "
+     "vartheta_m (the vartheta_m need not sum to one); pi_k are mixing weights"),
+    ("05_3*.md", r"(?<!\\mathcal )(?<![\w\\{])W(?![\w_^{])", "the bare W is the binary causes' matrix (05_1); the "
+     "Wishart scale always carries a subscript, W_0 or W_k"),
+    ("05*.md", r"\\delta_\{?\\hat", "delta is a shift or step: a point mass is the indicator 1{Z = Z-hat}"),
 ]
 
 # Library code that implements a symbol of the notation page uses its letter.
@@ -226,6 +240,10 @@ LIB_FORBIDDEN = [
     ("logistic.py", r"(?<![\w\\])J\(|\\nabla\^?2? ?J\b|:math:`J\b|\\Delta\b|:math:`L`|\bJ / n\b",
      "issue 37: J is Fisher's criterion, Delta the Mahalanobis distance and L the likelihood; the penalised "
      "log-likelihood is ell_lambda, a Newton step delta"),
+    # issue 37: the expected complete-data log-likelihood is F(q, theta), as on the notation page
+    ("mixture.py", r"F\(\\gamma", "the expected complete-data log-likelihood is F(q, theta) (notation.md); the E-step's "
+     "q is resp"),
+    ("variational.py", r"\\pi_m", "the probability that binary cause m is on is vartheta_m; pi_k are mixing weights"),
     ("variational.py", r"\\(?:var)?epsilon", "varepsilon is the covariance ridge reg_covar; a standard normal draw is "
                                             "named in words"),
 ]
@@ -261,6 +279,9 @@ def test_lib_uses_the_notation(name, pattern, reason):
 # a second row cannot give them a second meaning.
 NOTATION_ONE_ROW = [
     (r"\$a_k\b", "the log joint a_k(x) of chapters 1-3 (and chapter 5's a_ik) has one row"),
+    # issue 37: alpha_k was a prior concentration in chapter 4 and a posterior one in chapter 5, in two
+    # rows; one row now says what every alpha is (a Dirichlet concentration; chapter 5's subscripts)
+    (r"\$\\alpha", "every alpha is a Dirichlet concentration, in one row"),
 ]
 
 

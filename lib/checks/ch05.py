@@ -233,7 +233,7 @@ def _update_variants(X, xi, m, probs, W, s2):
                     "the ||w_m||^2 term has a factor 1 where it should have 1/2: expand "
                     "-(1/(2 sigma^2)) ||x - sum_l z_l w_l||^2 carefully."),
         "no_prior": (expit(((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / s2),
-                     "the prior log-odds ln(pi_m / (1 - pi_m)) are missing from the argument of the sigmoid."),
+                     "the prior log-odds ln(vartheta_m / (1 - vartheta_m)) are missing from the argument of the sigmoid."),
         "sigma": (expit(logit + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / np.sqrt(s2)),
                   "you divided by sigma instead of sigma^2 = noise_variance."),
         "logit": (logit + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / s2,
