@@ -13,7 +13,7 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test unit nbval nbval-2threads nbval-kernels build-check browser pdf pdf-check notebooks student serve clean bench grade course-key handout test-oldest dist test-wheel
+.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels build-check browser pdf pdf-check notebooks student serve clean bench grade course-key handout test-oldest dist test-wheel
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
@@ -52,27 +52,48 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	# chapter code within 88 columns: it fits the page in the PDF and the HTML
 	$(VENV)/bin/ruff check --select E501 --line-length 88 $(NOTEBOOKS)
-	$(THREADS) $(PY) -m pytest
-	# the wheel as Colab gets it: every student notebook installs it through its set-up cell
-	$(MAKE) test-wheel
-	$(MAKE) nbval
-	$(MAKE) nbval-2threads
-	$(MAKE) nbval-kernels
-	$(MAKE) build-check
+	# Two lanes side by side, one per core (each job inside is single-threaded but nbval-2threads);
+	# each lane's output is printed when it ends (test-lane-unit, test-lane-notebooks below).
+	$(MAKE) -j2 --output-sync=target test-lane-unit test-lane-notebooks
 	while kill -0 "$$(cat _build/install.pid)" 2>/dev/null; do sleep 2; done
 	$(MAKE) browser
 	$(MAKE) pdf-check
+
+# The lanes of `make test`, side by side. Each writes where the other does not read: the unit
+# tests (which run the student builder and build the wheel), the wheel as Colab gets it (every
+# student notebook installs it through its set-up cell) and the -W build share _build/ and build/,
+# so they take turns in one lane; nbval (one and two threads, another CPU's kernels) only executes
+# the committed notebooks.
+test-lane-unit: $(STAMP)
+	$(THREADS) $(PY) -m pytest
+	$(MAKE) test-wheel
+	$(MAKE) build-check
+
+test-lane-notebooks: $(STAMP)
+	$(MAKE) nbval
+	$(MAKE) nbval-kernels
+	$(MAKE) nbval-2threads
+
+unit: $(STAMP)
+	$(THREADS) $(PY) -m pytest
+	$(MAKE) nbval-2threads
+
+test-lane-notebooks: $(STAMP)
+	$(MAKE) test-wheel
+	$(MAKE) nbval
+	$(MAKE) nbval-kernels
+	$(MAKE) build-check
 
 unit: $(STAMP)
 	$(THREADS) $(PY) -m pytest
 
 nbval: $(STAMP)
-	$(THREADS) $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
+	$(THREADS) $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
 
 # The same comparison with two BLAS threads: rounded printing must hide thread-count noise.
 nbval-2threads: $(STAMP)
 	OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 MKL_NUM_THREADS=2 PYTHONHASHSEED=0 \
-	  $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
+	  $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
 
 # The same comparison on another CPU's kernels: OpenBLAS picks its kernels from the CPU (threadpoolctl
 # names them) and numpy its loops (exp and log differ in the last bit with and without AVX-512), so
@@ -80,7 +101,7 @@ nbval-2threads: $(STAMP)
 # numpy's AVX-512 groups (elsewhere numpy ignores them with an ImportWarning, not shown).
 nbval-kernels: $(STAMP)
 	OPENBLAS_CORETYPE=Prescott NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" $(THREADS) \
-	  $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
+	  $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
 
 build-check: $(STAMP)
 	$(JB_BUILD)
