@@ -91,10 +91,19 @@ class KernelRunner:
                 self.dead += f" (it used more than {self.limits['tree_memory'] / 2**30:.3g} GiB in all)"
         return self.dead
 
+    def _unreachable(self):
+        """The kernel's socket no longer takes the grader's messages: stop it, with the reason."""
+        self.sandbox.kill()
+        self.dead = ("the kernel stopped taking the grader's messages (a reply over 64 MiB, or its sockets "
+                     "closed) and was stopped")
+        return False
+
     def _stop_runaway(self):
         """After a time-out: interrupt; if the kernel does not come back (a C loop), kill the sandbox."""
         self.link.interrupt(timeout=2.0)
         msg_id = self.link.send("shell", "kernel_info_request", {})
+        if msg_id is None:
+            return self._unreachable()
         if self.link.reply("shell", msg_id, 10.0) is None:
             self.sandbox.kill()
             self.dead = (f"the kernel ignored the interrupt after {self.limits['cell_timeout']} s (a loop in C "
@@ -107,6 +116,9 @@ class KernelRunner:
         if self._lost():
             return "NotRun", self.dead
         reply = self.link.execute(source, self.limits["cell_timeout"])
+        if reply is False:
+            self._unreachable()
+            return "KernelDied", self.dead
         if reply is None:
             if self._lost():
                 return "KernelDied", self.dead
@@ -127,6 +139,9 @@ class KernelRunner:
         # A message of its own type, handled by the agent the kernel set up before any cell ran:
         # no name of the notebook's namespace is looked up.
         msg_id = self.link.send("shell", "gm_request", {"request": json.dumps(request)})
+        if msg_id is None:
+            self._unreachable()
+            raise CheckAborted(self.dead, False)
         reply = self.link.reply("shell", msg_id, left)
         if reply is None:
             if self._lost():
@@ -244,17 +259,24 @@ class KernelLink:
             sock = self.context.socket(zmq.DEALER)
             sock.setsockopt(zmq.LINGER, 0)
             sock.setsockopt(zmq.MAXMSGSIZE, max_message)
+            sock.setsockopt(zmq.SNDTIMEO, 5000)  # a kernel that stopped reading never blocks the grader
             sock.setsockopt(zmq.IDENTITY, self.session.bsession)
             sock.connect(endpoints[channel])  # ipc:///proc/self/fd/N: the grader's own descriptor
             self.sockets[channel] = sock
 
     def send(self, channel, msg_type, content):
+        """The message's id, or None when the kernel's socket would not take it (it stopped reading)."""
         msg = self.session.msg(msg_type, content)
-        self.session.send(self.sockets[channel], msg)
+        try:
+            self.session.send(self.sockets[channel], msg)
+        except self.zmq.Again:
+            return None
         return msg["header"]["msg_id"]
 
     def reply(self, channel, msg_id, timeout):
         """The reply to ``msg_id`` (a dict), or None after ``timeout`` seconds. Other messages are dropped."""
+        if msg_id is None:
+            return None
         sock = self.sockets[channel]
         deadline = time.monotonic() + timeout
         while True:
@@ -283,11 +305,12 @@ class KernelLink:
         return False
 
     def execute(self, code, timeout, silent=False):
-        """Run ``code``; the execute_reply's content, or None when no reply came within ``timeout``."""
+        """Run ``code``; the execute_reply's content, None when no reply came within ``timeout``, False when
+        the kernel's socket would not take the request."""
         msg_id = self.send("shell", "execute_request", {
             "code": code, "silent": silent, "store_history": not silent, "user_expressions": {},
             "allow_stdin": False, "stop_on_error": False})
-        return self.reply("shell", msg_id, timeout)
+        return False if msg_id is None else self.reply("shell", msg_id, timeout)
 
     def interrupt(self, timeout=2.0):
         msg_id = self.send("control", "interrupt_request", {})

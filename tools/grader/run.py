@@ -134,7 +134,7 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
                 ex.update(status=status, message=message)
             _save(result, target)
         if runner.dead:
-            why = "" if not runner.dead.startswith("the kernel stopped") else (
+            why = "" if not (runner.dead == "the kernel stopped" or runner.dead.startswith("the kernel stopped (")) else (
                 " (a call to os._exit, more memory than the limit for all its processes, or a crash)")
             result["notes"].append(f"{runner.dead[0].upper()}{runner.dead[1:]} before the end of the notebook{why}. "
                                    "The checks after that point were not run and get 0.")
