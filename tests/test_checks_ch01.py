@@ -400,3 +400,10 @@ def test_experiment_per_class_row_as_logistic_regression_is_named():
 def test_experiment_small_sample_expectations():
     lr_10, per_class_10 = ch01._small_sample_errors()
     assert 0.28 < lr_10 < 0.36 and per_class_10 > lr_10 + 0.07
+
+
+def test_marginal_posterior_refuses_a_list():
+    def as_list(X, weights, means, variances):
+        return ch01._nb_marginal_reference(X, weights, means, variances).tolist()
+
+    assert_fails(lib.checks.marginal_posterior(as_list), "returned a list", "numpy array")

@@ -128,3 +128,13 @@ def test_perceptron_right_answers_pass():
 )
 def test_perceptron_names_typical_mistakes(fn, fragments):
     assert_fails(lib.checks.perceptron_epoch(fn), *fragments)
+
+
+def test_perceptron_float_mistake_count_is_refused():
+    """Issue 44: the number of mistakes is a count; a float fails with a clear message."""
+    def float_count(w, b, X, y, order):
+        w, b, m = _right(w, b, X, y, order)
+        return w, b, float(m)
+
+    result = lib.checks.perceptron_epoch(float_count)
+    assert result.status == "failed" and "integer" in result.message, result

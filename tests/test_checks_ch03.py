@@ -225,8 +225,9 @@ def test_gda_posterior_names_a_variance_used_as_a_standard_deviation():
     assert_fails(lib.checks.gda_posterior(var_as_sd), "standard deviation", "square root")
 
 
-def test_gda_posterior_accepts_lists():
-    assert lib.checks.gda_posterior(lambda *a: _posterior(*a).tolist()).passed
+def test_gda_posterior_refuses_lists():
+    # the statement asks for an array of shape (n, K): a list of rows fails, and says so (issue 44)
+    assert_fails(lib.checks.gda_posterior(lambda *a: _posterior(*a).tolist()), "returned a list", "numpy array")
 
 
 # ------------------------------------------------------------- logistic --

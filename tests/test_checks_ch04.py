@@ -356,8 +356,10 @@ def test_e_step_log_responsibilities_are_named():
     assert_fails(lib.checks.em_e_step(log_resp), "log-responsibilities", "exponentiate")
 
 
-def test_e_step_accepts_a_list():
-    assert lib.checks.em_e_step(lambda X, w, m, v: _e_step(X, w, m, v).tolist()).passed
+def test_e_step_refuses_a_list():
+    # the statement asks for resp of shape (n, K), an array: a list fails, and says so (issue 44)
+    assert_fails(lib.checks.em_e_step(lambda X, w, m, v: _e_step(X, w, m, v).tolist()), "returned a list",
+                 "numpy array")
 
 
 def test_e_step_wrong_number_of_arguments():

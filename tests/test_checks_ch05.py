@@ -276,3 +276,16 @@ def test_hard_em_step_nearest_mean_is_named():
         return mixture.m_step(X, np.eye(len(w))[labels], "full")
 
     assert_fails(checks.hard_em_step(nearest), "nearest mean", "covariances")
+
+
+def test_mean_field_update_refuses_a_list():
+    from scipy.special import expit
+
+    def as_list(X, xi, m, probs, W, noise_variance):
+        others = xi @ W - np.outer(xi[:, m], W[m])
+        field = (np.log(probs[m]) - np.log1p(-probs[m])
+                 + ((X - others) @ W[m] - 0.5 * W[m] @ W[m]) / noise_variance)
+        return expit(field).tolist()
+
+    result = checks.mean_field_update(as_list)
+    assert result.status == "failed" and "numpy array" in result.message, result

@@ -721,6 +721,13 @@ def expect_scalar(value, what, *, name="your function"):
 def expect_ndarray(value, shape, what, *, name="your function", finite=True):
     """Like :func:`expect_array`, for a statement that asks for a numpy array: a list, a tuple or a
     number in its place fails with a message that says so (issue 44)."""
+    refuse_container(value, shape, what, name=name)
+    return expect_array(value, shape, what, name=name, finite=finite)
+
+
+def refuse_container(value, shape, what, *, name="your function"):
+    """Raise :class:`Failure` when ``value`` has ``shape`` but is a list, a tuple or a number, not a numpy
+    array (the first half of :func:`expect_ndarray`, for a check that converts the value itself)."""
     if not isinstance(value, np.ndarray) and isinstance(value, (list, tuple, int, float, np.generic)) \
             and not isinstance(value, bool):
         try:
@@ -732,7 +739,6 @@ def expect_ndarray(value, shape, what, *, name="your function", finite=True):
                 f"{name} returned a {type(value).__name__}; the statement asks for {what} as a numpy array of "
                 f"shape {tuple(shape)}: build it with np.array(...) (or np.stack for a list of arrays)."
             )
-    return expect_array(value, shape, what, name=name, finite=finite)
 
 
 def expect_count(value, what, *, name="your function"):

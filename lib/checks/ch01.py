@@ -12,7 +12,8 @@ from scipy.special import expit, logsumexp
 from scipy.stats import norm
 
 from .. import discriminant, logistic
-from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, expect_tuple, watched
+from ._core import (Failure, NotImplementedYet, call, check, expect_array, expect_scalar, expect_tuple,
+                    refuse_container, watched)
 
 __all__ = [
     "stable_sigmoid",
@@ -469,6 +470,7 @@ def marginal_posterior(student_fn):
     for weights, means, variances, X, mask in _missing_cases():
         n, K = X.shape[0], len(weights)
         out = call(student_fn, X, weights, means, variances, name="marginal_posterior")
+        refuse_container(out, (n, K), "the posteriors", name="marginal_posterior")
         try:
             got = np.asarray(out, dtype=np.float64)
         except (TypeError, ValueError):

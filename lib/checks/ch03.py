@@ -9,7 +9,8 @@ from scipy.special import logsumexp
 from scipy.stats import norm
 
 from .. import discriminant
-from ._core import Failure, call, check, expect_array, expect_count, expect_ndarray, expect_scalar, expect_tuple
+from ._core import (Failure, call, check, expect_array, expect_count, expect_ndarray, expect_scalar, expect_tuple,
+                    refuse_container)
 
 __all__ = ["gda_mle", "gda_posterior", "lda_logistic", "gda_n_params", "naive_bayes_vs_lda"]
 
@@ -189,6 +190,7 @@ def gda_posterior(student_fn):
         covs = np.stack([_spd(rng, d) for _ in range(K)])
         X = spread * 3.0 * rng.normal(size=(12, d))
         out = call(student_fn, X, priors, means, covs, name="gda_posterior")
+        refuse_container(out, (12, K), "the posteriors", name="gda_posterior")
         try:
             got = np.asarray(out, dtype=np.float64)
         except (TypeError, ValueError):

@@ -71,7 +71,7 @@ def em_e_step(student_fn):
         K = len(weights)
         out = call(student_fn, X, weights, means, variances, name="e_step_spherical")
         _reject_tuple(out, "the responsibilities", "e_step_spherical")
-        resp = expect_array(out, (n, K), "the responsibilities", name="e_step_spherical")
+        resp = expect_ndarray(out, (n, K), "the responsibilities", name="e_step_spherical")
         if np.any(resp < -1e-12):
             if np.all(resp <= 1e-12) and np.allclose(np.exp(resp).sum(axis=1), 1.0, atol=1e-8):
                 raise Failure(
@@ -137,7 +137,7 @@ def em_e_step(student_fn):
             "NaN or infinity for points far from every component: their densities underflow to 0 and "
             "0/0 follows. Stay in log space: resp = exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))."
         )
-    resp = expect_array(out, (len(X_far), len(weights)), "the responsibilities", name="e_step_spherical")
+    resp = expect_ndarray(out, (len(X_far), len(weights)), "the responsibilities", name="e_step_spherical")
     want, _ = mixture.e_step(X_far, weights, means, small, "spherical")
     if not np.allclose(resp, want, rtol=1e-6, atol=1e-9):
         raise Failure(

@@ -11,7 +11,7 @@ from scipy.special import expit, logsumexp
 from .. import mixture
 from .. import variational as V
 from . import _variants
-from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_scalar, expect_tuple
+from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_ndarray, expect_scalar, expect_tuple
 
 __all__ = [
     "elbo_discrete",
@@ -260,7 +260,7 @@ def mean_field_update(student_fn):
         if np.shape(out) == (7, M):
             raise Failure(f"return only the new column xi[:, m], shape (n_samples,) = (7,), not the whole "
                           f"matrix of shape (7, {M}).")
-        got = expect_array(out, (7,), "the new xi[:, m]", name="mean_field_update")
+        got = expect_ndarray(out, (7,), "the new xi[:, m]", name="mean_field_update")
         ref, wrong = _update_variants(X, xi, m, probs, W, s2)
         if _close(got, ref, 1e-7):
             new = xi.copy()
@@ -285,7 +285,7 @@ def mean_field_update(student_fn):
     if np.shape(out) == (2,) and not np.all(np.isfinite(np.asarray(out, dtype=float))):
         raise Failure("for a very large field (about +-800) your sigmoid returns NaN or inf (exp overflows); "
                       "use scipy.special.expit, which is stable for any argument.")
-    got = expect_array(out, (2,), "the new xi[:, m]", name="mean_field_update")
+    got = expect_ndarray(out, (2,), "the new xi[:, m]", name="mean_field_update")
     if not _close(got, V.mean_field_update(X, V.FactorialParams(probs, W, 1.0), xi, 0), 1e-7):
         raise Failure("for a very large field (about +-800) your sigmoid is inaccurate; use scipy.special.expit.")
 
