@@ -259,7 +259,9 @@ class KernelRunner:
         self.sandbox, self.link, self.limits = sandbox, link, limits
         self.dead = None  # why the kernel can no longer be used
         self.deadline = None  # of the current check
-        self.agent = (TOOLS / "grade_wire.py").read_text() + "\n" + (TOOLS / "grade_agent.py").read_text()
+        core = ROOT / "lib" / "checks" / "_core.py"  # the tripwires, should the kernel's copy be replaced
+        self.agent = ((TOOLS / "grade_wire.py").read_text() + "\n" + (TOOLS / "grade_agent.py").read_text()
+                      + f"\n_CORE_FILE = {str(core)!r}\n_CORE_SOURCE = {core.read_text()!r}\n")
 
     def _lost(self):
         if self.dead is None and not self.sandbox.alive():
