@@ -238,16 +238,19 @@ class _Rules:
                 raise
             self._keep.append(obj)
             if isinstance(obj, types.ModuleType):
-                paths = getattr(obj, "__path__", None)
-                self.allowed_paths += ([os.path.join(os.path.realpath(p), "") for p in paths] if paths
-                                       else [os.path.realpath(obj.__file__)])
+                paths = vars(obj).get("__path__")
+                where = vars(obj).get("__file__")
+                self.allowed_paths += ([os.path.join(os.path.realpath(p), "") for p in paths if isinstance(p, str)]
+                                       if isinstance(paths, list) and paths else
+                                       [os.path.realpath(where)] if isinstance(where, str) else [])
             elif hasattr(getattr(obj, "__func__", obj), "__code__") or isinstance(obj, type):
                 self.allowed_codes.update(_codes_of(obj))
             elif callable(obj):
                 self.allowed_ids.add(id(obj))
                 self.allowed_codes.update(_codes_of(obj))
         self.allowed_paths = tuple(self.allowed_paths)
-        self.armed_paths = tuple(p for root in _ROOTS for p in _dirs_of(root))
+        own_package = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "")  # lib/
+        self.armed_paths = tuple(dict.fromkeys([own_package, *(p for root in _ROOTS for p in _dirs_of(root))]))
         self.own_path = os.path.realpath(__file__)  # this machinery: neither armed nor the student's
         self.library_paths = _library_dirs()
         self._kinds = {}
@@ -286,9 +289,10 @@ class _Rules:
         for modname, module in list(sys.modules.items()):
             if not isinstance(module, types.ModuleType) or modname.split(".")[0] not in _ROOTS:
                 continue
-            path = os.path.realpath(getattr(module, "__file__", None) or "")
-            if not path.startswith(self.armed_paths):
+            path = vars(module).get("__file__")  # vars: a module's __getattr__ could answer anything
+            if not isinstance(path, str) or not os.path.realpath(path).startswith(self.armed_paths):
                 continue
+            path = os.path.realpath(path)
             if path.startswith(self.allowed_paths):  # what an allowed module holds stays allowed elsewhere
                 allowed.update(id(v) for v in list(vars(module).values()) if callable(v))
                 continue
