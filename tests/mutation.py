@@ -127,11 +127,18 @@ def _keep(stmt):
     return not (_names_loaded(stmt) | _names_bound(stmt)) & _PLOTTING
 
 
+def _names_mutated(stmt):
+    """Names whose object a statement changes through a method call (``gammas.append(...)``)."""
+    return {node.func.value.id for node in ast.walk(stmt)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)}
+
+
 def _slice(statements, wanted):
     """The statements of a script that the values ``wanted`` depend on (the rest prints or plots)."""
     keep, need = [], set(wanted)
     for stmt in reversed(statements):
-        if _names_bound(stmt) & need or (isinstance(stmt, (ast.Import, ast.ImportFrom))):
+        if (_names_bound(stmt) | _names_mutated(stmt)) & need or isinstance(stmt, (ast.Import, ast.ImportFrom)):
             keep.append(stmt)
             need |= _free_names(stmt)
     return keep[::-1]
