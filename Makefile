@@ -76,16 +76,6 @@ test-lane-notebooks: $(STAMP)
 
 unit: $(STAMP)
 	$(THREADS) $(PY) -m pytest
-	$(MAKE) nbval-2threads
-
-test-lane-notebooks: $(STAMP)
-	$(MAKE) test-wheel
-	$(MAKE) nbval
-	$(MAKE) nbval-kernels
-	$(MAKE) build-check
-
-unit: $(STAMP)
-	$(THREADS) $(PY) -m pytest
 
 nbval: $(STAMP)
 	$(THREADS) $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
