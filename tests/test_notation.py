@@ -183,6 +183,8 @@ FORBIDDEN = [
     ("01_2*.md", r"\\sigma\(a t|\ba = 4 ?\\varphi|\ba = \\pi|\$a \\approx|\ba = 1\.70",
      "a_k(x) is the log joint (01_3); the probit scale is c in sigma(c t)"),
     ("02_4*.md", r"\$k/2\$|\$k = 2\$", "k is the class or component index; a parameter count is dim theta"),
+    ("04*.md", r"\+ ?2 ?p\$|\+ ?p ?\\ln n|\$p\$ is the number", "p is a density; a parameter count is dim theta "
+                                                                 "(BIC, AIC), as in 02_4"),
     # ---- issue 37, chapters 3 and 5 (each row fired on the text of a915eba) ----
     ("03*.md", r"\\sigma\(", "in chapter 3 sigma is a standard deviation (Sigma = sigma^2 I, bar sigma^2): the "
                              "sigmoid is sigm, as in chapter 5"),
