@@ -528,7 +528,18 @@ BOOK_VARIANT_PASSES = []
 
 
 def run_check(ex, module):
-    """(passed, message) of the exercise's check on ``module``."""
+    """(passed, message) of the exercise's check on ``module``; a variant exercise is left at the book's
+    variant afterwards (the variant cell of a run sets the seed the check reads)."""
+    import lib.checks
+
+    try:
+        return _run_check(ex, module)
+    finally:
+        if ex.variant_source:
+            lib.checks.variant(ex.label, seed=0)
+
+
+def _run_check(ex, module):
     import warnings
 
     import lib.checks
@@ -603,12 +614,15 @@ def equivalent(ex, module, solution_ns=None):
         if ex.variant_source:  # right for every variant: the check passes on 40 more seeds
             import lib.checks
 
-            for seed in range(5, 45):
-                ns = build(ex, module, seed)
-                result = getattr(lib.checks, ex.check_name)(*[ns.get(a, ...) for a in ex.check_args])
-                if not result.passed:
-                    return False, f"variant seed {seed}: {result.message[:80]}"
-            return True, ""
+            try:
+                for seed in range(5, 45):
+                    ns = build(ex, module, seed)
+                    result = getattr(lib.checks, ex.check_name)(*[ns.get(a, ...) for a in ex.check_args])
+                    if not result.passed:
+                        return False, f"variant seed {seed}: {result.message[:80]}"
+                return True, ""
+            finally:
+                lib.checks.variant(ex.label, seed=0)  # the book's variant again for whatever runs next
         probe = PROBES.get(ex.label)
         if probe is None:
             return False, "no probe for this experiment"

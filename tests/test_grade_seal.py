@@ -168,7 +168,7 @@ def test_names_are_data_in_the_csv(sealed):
     assert not [c for c in cells if "\n" in c or "\x1b" in c or "\u202e" in c]
     # the grader wrote only inside its output folder
     assert sorted(p.name for p in sealed["out"].parent.iterdir()) == ["out"]
-    assert sorted(p.name for p in sealed["out"].iterdir()) == ["feedback", "grades.csv", "results", "variants.csv"]
+    assert sorted(p.name for p in sealed["out"].iterdir()) == ["feedback", "grades.csv", "results", "similarity.csv", "variants.csv"]
 
 
 def test_an_old_nbformat_is_refused_with_a_reason(sealed):
