@@ -13,7 +13,7 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels build-check browser pdf pdf-check notebooks student serve clean bench grade course-key handout test-oldest dist test-wheel
+.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student serve clean bench grade course-key handout test-oldest dist test-wheel
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
@@ -52,27 +52,33 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	# chapter code within 88 columns: it fits the page in the PDF and the HTML
 	$(VENV)/bin/ruff check --select E501 --line-length 88 $(NOTEBOOKS)
-	# Two lanes side by side, one per core (each job inside is single-threaded but nbval-2threads);
-	# each lane's output is printed when it ends (test-lane-unit, test-lane-notebooks below).
+	# Two lanes side by side, one per core: each job inside is single-threaded but the grader's
+	# (two sandboxed kernels) and nbval-other (two BLAS threads); each lane's output is printed when
+	# it ends (test-lane-unit, test-lane-notebooks below).
 	$(MAKE) -j2 --output-sync=target test-lane-unit test-lane-notebooks
-	while kill -0 "$$(cat _build/install.pid)" 2>/dev/null; do sleep 2; done
+
+# The lanes of `make test`, side by side, of about equal length. Each writes where the other does
+# not read: the unit tests (which run the student builder and build the wheel), the wheel as Colab
+# gets it (every student notebook installs it through its set-up cell), the -W build, the browser
+# tests and the PDF share _build/ and build/, so they take turns in one lane; nbval (one thread;
+# two threads on another CPU's kernels) only executes the committed notebooks, and the grader's
+# tests (GRADING_TESTS: they grade classes in the sandbox, most of pytest's time) read the
+# committed student editions and write under their own temporary folders.
+GRADING_TESTS := $(sort $(wildcard tests/test_grade*.py)) tests/test_variants.py tests/test_shortcuts.py \
+  tests/test_mutation.py tests/test_sandbox_audit.py tests/test_similarity.py
+test-lane-unit: $(STAMP)
+	$(THREADS) $(PY) -m pytest $(addprefix --ignore=,$(GRADING_TESTS))
+	$(MAKE) test-wheel
+	$(MAKE) build-check
+	# Chromium and TeX Live (installing in the background since `make test` began)
+	while kill -0 "$$(cat _build/install.pid 2>/dev/null)" 2>/dev/null; do sleep 2; done
 	$(MAKE) browser
 	$(MAKE) pdf-check
 
-# The lanes of `make test`, side by side. Each writes where the other does not read: the unit
-# tests (which run the student builder and build the wheel), the wheel as Colab gets it (every
-# student notebook installs it through its set-up cell) and the -W build share _build/ and build/,
-# so they take turns in one lane; nbval (one and two threads, another CPU's kernels) only executes
-# the committed notebooks.
-test-lane-unit: $(STAMP)
-	$(THREADS) $(PY) -m pytest
-	$(MAKE) test-wheel
-	$(MAKE) build-check
-
 test-lane-notebooks: $(STAMP)
 	$(MAKE) nbval
-	$(MAKE) nbval-kernels
-	$(MAKE) nbval-2threads
+	$(MAKE) nbval-other
+	$(THREADS) $(PY) -m pytest -p no:cacheprovider $(GRADING_TESTS)
 
 unit: $(STAMP)
 	$(THREADS) $(PY) -m pytest
@@ -89,8 +95,16 @@ nbval-2threads: $(STAMP)
 # names them) and numpy its loops (exp and log differ in the last bit with and without AVX-512), so
 # another CPU rounds differently.  Prescott (SSE3) kernels run on any x86-64 CPU; the feature names are
 # numpy's AVX-512 groups (elsewhere numpy ignores them with an ImportWarning, not shown).
+OTHER_KERNELS := OPENBLAS_CORETYPE=Prescott NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"
 nbval-kernels: $(STAMP)
-	OPENBLAS_CORETYPE=Prescott NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" $(THREADS) \
+	$(OTHER_KERNELS) $(THREADS) \
+	  $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
+
+# What `make test` runs: both changes at once (two threads and another CPU's kernels), one
+# execution instead of two. An output that moved with either moves here (the two would have to
+# cancel to the last printed digit); nbval-2threads and nbval-kernels tell which one it was.
+nbval-other: $(STAMP)
+	$(OTHER_KERNELS) OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 MKL_NUM_THREADS=2 PYTHONHASHSEED=0 \
 	  $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
 
 build-check: $(STAMP)
