@@ -6,6 +6,7 @@ against what its executed notebook shows: the values it glues into its prose
 """
 
 import ast
+import functools
 import json
 import re
 from pathlib import Path
@@ -26,8 +27,10 @@ def value(text):
     return int(plain) if plain.lstrip("-").isdigit() else float(plain)
 
 
+@functools.lru_cache(maxsize=None)
 def outputs(page):
-    """(glued values by name, all printed text) of an executed chapter notebook."""
+    """(glued values by name, all printed text) of an executed chapter notebook (read once; do not
+    modify the dictionary)."""
     notebook = json.loads((CHAPTERS / f"{page}.ipynb").read_text(encoding="utf-8"))
     glued, text = {}, []
     for cell in notebook["cells"]:
