@@ -134,6 +134,11 @@ CLAIMS = [
      and abs(g["elbo-gap-logpx"] - g["elbo-gap-elbo"] - g["elbo-gap-kl"]) < 2e-4
      and abs(g["elbo-gap-post0"] + g["elbo-gap-post1"] - 1) < 2e-4),
     # ---- 05_1_variational_em
+    ("05_1_variational_em", "Cause 3 adds nearly what causes 1 and 2 add together (the same direction, three "
+     "quarters of the length); the inner products w_3^T w_1 = w_3^T w_2 = 3, ten times sigma^2 (G_13 = G_23 = 10)",
+     lambda g, t: (lambda w, s2: w[2] == [0.75 * (a + b) for a, b in zip(w[0], w[1])]
+                   and sum(a * b for a, b in zip(w[2], w[0])) == 3 == 10 * s2)([[2.0, 0.0], [0.0, 2.0], [1.5, 1.5]], 0.3)
+     and "log-joint agrees with lib (1e-10)      : True" in t),
     ("05_1_variational_em", "Each update maximises the ELBO exactly along its coordinate, so the ELBO never "
      "decreases along the sweeps; the closed-form ELBO is the enumerated one",
      lambda g, t: "ELBO never decreases over 60 updates: True" in t
