@@ -113,7 +113,7 @@ CLAIMS = [
                    and max(rows[8.0][0]) >= 0.99
                    and len({r[3] for r in rows.values()}) == 1)(_tempered(t))),
     ("05_elbo_variational_em", "caption of fig-elbo-split: In print: s = 1/4, a flattened posterior with a "
-     "gap of 0.15 nats (a caption is not glued: myst-nb does not paste into a figure's caption)",
+     "gap of 0.15 nats (a caption is cell metadata, which tests/prose_numbers.py does not read)",
      lambda g, t: f"gap of {_tempered(t)[0.25][2]:.2f} nats" in caption("05_elbo_variational_em",
                                                                           "fig-elbo-split")),
     ("05_elbo_variational_em", "Soft EM lands close to the truth and has the higher log-likelihood. Hard "
