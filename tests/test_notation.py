@@ -199,6 +199,8 @@ FORBIDDEN = [
     ("05_3*.md", r"(?<!\\mathcal )(?<![\w\\{])W(?![\w_^{])", "the bare W is the binary causes' matrix (05_1); the "
      "Wishart scale always carries a subscript, W_0 or W_k"),
     ("05*.md", r"\\delta_\{?\\hat", "delta is a shift or step: a point mass is the indicator 1{Z = Z-hat}"),
+    ("03*.md", r"ridge\s+penalty", "issue 37 (text round 3, fired on 03_1 and 03_2 of d26e556): the weight penalty "
+     "-(lambda/2) ||w||^2 is the l2 penalty; the ridge is varepsilon I (reg_covar)"),
 ]
 
 # Library code that implements a symbol of the notation page uses its letter.
