@@ -23,7 +23,7 @@ help:
 	@echo "make pdf        build the instructor's PDF (solutions inline) into _build/latex/book.pdf"
 	@echo "make serve      serve _build/html on http://127.0.0.1:8000"
 	@echo "make bench      run the benchmarks against scikit-learn"
-	@echo "make grade SUBMISSIONS=dir [KEY=course.key] [OUT=dir]  grade a folder of homework notebooks (see README)"
+	@echo "make grade SUBMISSIONS=dir [KEY=course.key] [ROSTER=roster.csv LMS=canvas] [STUDENT=s01] [OUT=dir]  grade homework (see README)"
 	@echo "make course-key KEY=course.key   write a new course key (per-student variants)"
 	@echo "make handout ROSTER=roster.csv KEY=course.key [OUT=handout]  one folder of notebooks per student"
 	@echo "make test-wheel  run every student notebook as on Colab: oldest stack, set-up cell installs the built wheel"
