@@ -170,7 +170,7 @@ def main(argv=None):
             result["file"] = submission.file
             results[submission.student] = result
             (feedback_dir / f"{submission.student}.md").write_text(feedback(result), encoding="utf-8")
-            feedback_html.write(result, feedback_dir, book_url)
+            _write_html(result, feedback_dir, book_url)
             done += 1
             _progress(done, len(todo), start)
     sys.stderr.write("\n")
@@ -185,7 +185,7 @@ def main(argv=None):
             if not (feedback_dir / f"{s.student}.md").exists():
                 (feedback_dir / f"{s.student}.md").write_text(feedback(results[s.student]), encoding="utf-8")
             if not (feedback_dir / f"{s.student}.html").exists():
-                feedback_html.write(results[s.student], feedback_dir, book_url)
+                _write_html(results[s.student], feedback_dir, book_url)
     ordered = [results[s.student] for s in submissions]
     write_grades(ordered, editions, args.out)
     write_variants(ordered, args.out)
@@ -235,6 +235,15 @@ def _grade_book_problem(args, roster_rows):
         if args.force:
             return "--student grades only the students named; --force would grade everyone again: choose one"
     return None
+
+
+def _write_html(result, feedback_dir, book_url):
+    """The HTML feedback of one result; a name the file system refuses (too long) costs that page only."""
+    try:
+        feedback_html.write(result, feedback_dir, book_url)
+    except OSError as exc:
+        print(f"grade.py: no HTML feedback for {escape(result['student'], 200)}: {exc.strerror} (the Markdown "
+              "feedback has it all)", file=sys.stderr)
 
 
 def _book_url():

@@ -13,7 +13,9 @@ from __future__ import annotations
 import html
 import os
 import re
+import tempfile
 import urllib.parse
+from pathlib import Path
 
 from grader.common import ROOT, escape
 from grader.report import score
@@ -77,8 +79,8 @@ def render(result, book_url):
              f"<h1>Feedback for {student}</h1>"]
     page = result["page"]
     if page:
-        parts.append(f'<p class="meta">Notebook: <a href="{html.escape(f"{book_url}/chapters/{urllib.parse.quote(page)}.html")}">'
-                     f"{html.escape(page)}</a></p>")
+        page_url = html.escape(f"{book_url}/chapters/{urllib.parse.quote(page)}.html", quote=True)
+        parts.append(f'<p class="meta">Notebook: <a href="{page_url}">{html.escape(page)}</a></p>')
     parts.append(f'<p class="score"><strong>Score: {total:g} / {top:g}</strong></p>')
     for note in result["notes"]:
         parts.append(f'<p class="note"><strong>Note.</strong> {_text(" ".join(note.splitlines()))}</p>')
@@ -102,7 +104,14 @@ def render(result, book_url):
 def write(result, feedback_dir, book_url):
     """Write ``feedback_dir/<student>.html`` atomically; its path."""
     target = feedback_dir / f"{result['student']}.html"
-    tmp = feedback_dir / f".{result['student']}.html.tmp"
-    tmp.write_text(render(result, book_url), encoding="utf-8")
-    os.replace(tmp, target)
+    # a short temporary name, whatever the length of the student's
+    fd, tmp = tempfile.mkstemp(prefix=".feedback-", suffix=".tmp", dir=feedback_dir)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(render(result, book_url))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return target

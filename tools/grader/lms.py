@@ -143,7 +143,8 @@ def summary_lines(results, roster):
     missing = [e["row"]["student"] for e in entries if e["result"] is None]
     lines = []
     if missing:
-        lines.append(f"roster: {len(missing)} student(s) handed nothing in (0 in the LMS files): {', '.join(escape(m, 200) for m in missing)}")
+        lines.append(f"roster: {len(missing)} student(s) handed nothing in (0 in the LMS files): "
+                     f"{', '.join(escape(m, 200) for m in missing)}")
     if unknown:
         lines.append(f"roster: {len(unknown)} submission(s) graded but not on the roster (in grades.csv, not in "
                      f"the LMS files): {', '.join(escape(u, 200) for u in unknown)}")
