@@ -244,6 +244,7 @@ def test_hostile_student_text_is_escaped_in_the_html():
     (["--roster", "{dupe_lms}", "--lms", "canvas"], "duplicate ids"),
     (["--roster", "{no_email}", "--lms", "gradescope"], "gives no email"),
     (["--student", "s09"], "--student s09: no such submission"),
+    (["--student", "s01", "--force"], "choose one"),
 ])
 def test_bad_input_is_refused_before_anything_is_graded(tmp_path, capsys, argv, message):
     subs, out = tmp_path / "subs", tmp_path / "out"
