@@ -23,7 +23,7 @@ help:
 	@echo "make pdf        build the instructor's PDF (solutions inline) into _build/latex/book.pdf"
 	@echo "make serve      serve _build/html on http://127.0.0.1:8000"
 	@echo "make bench      run the benchmarks against scikit-learn"
-	@echo "make grade SUBMISSIONS=dir [KEY=course.key] [OUT=dir]  grade a folder of homework notebooks (see README)"
+	@echo "make grade SUBMISSIONS=dir [KEY=course.key] [ROSTER=roster.csv LMS=canvas] [STUDENT=s01] [OUT=dir]  grade homework (see README)"
 	@echo "make course-key KEY=course.key   write a new course key (per-student variants)"
 	@echo "make handout ROSTER=roster.csv KEY=course.key [OUT=handout]  one folder of notebooks per student"
 	@echo "make test-wheel  run every student notebook as on Colab: oldest stack, set-up cell installs the built wheel"
@@ -155,11 +155,14 @@ bench: $(STAMP)
 # GRADE_ARGS="..." or tools/grade.py --help.
 # KEY=course.key judges each student's own variants (tools/variants.py); ROSTER=roster.csv names
 # whose handout a notebook is also for students who handed in nothing.
+# The grade book (README, "The grade book"): LMS=canvas|moodle|gradescope (with ROSTER) writes OUT/<lms>.csv,
+# LMS_COLUMNS=exercise one column per exercise; STUDENT=s01[,s02] grades only those again.
+GRADE_BOOK_ARGS = $(if $(LMS),--lms "$(LMS)") $(if $(LMS_COLUMNS),--lms-columns "$(LMS_COLUMNS)") $(if $(LMS_ASSIGNMENT),--lms-assignment "$(LMS_ASSIGNMENT)") $(if $(STUDENT),--student "$(STUDENT)")
 OUT ?= grades
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [KEY=course.key] [ROSTER=roster.csv] [OUT=folder] [GRADE_ARGS=...]"; exit 2; }
 	@bash tools/install_sandbox.sh
-	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(GRADE_ARGS)
+	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(GRADE_BOOK_ARGS) $(GRADE_ARGS)
 
 # Variants (README, "Teaching with this book"): a course key, then one folder of notebooks per
 # student with that student's numbers. OUT defaults to handout/ here.

@@ -232,7 +232,7 @@ class StudentBuilder(MarkdownBuilder):
         url = book.repository_url()
         owner, repo = re.match(r"https?://github\.com/([^/]+)/([^/#?]+?)(?:\.git)?$", url).groups()
         self.owner, self.repo, self.branch = owner, repo, book.repository_branch()
-        self.pages_url = f"https://{owner.lower()}.github.io/{repo}"
+        self.pages_url = book.pages_url()
         self.raw_url = f"https://raw.githubusercontent.com/{owner}/{repo}/{self.branch}"
 
     def get_outdated_docs(self):  # every page: writing is cheap

@@ -198,6 +198,18 @@ def test_bad_rosters_are_refused_with_the_reason(tmp_path, text, message):
         variants.read_roster(tmp_path / "roster.csv")
 
 
+def test_roster_rows_keep_the_lms_ids_and_unknown_columns(tmp_path):
+    """A spreadsheet's CSV UTF-8 (byte-order mark, quoted names, a blank last line): every column kept."""
+    text = ('student, name ,lms_id,email,advisor\r\n'
+            's01,"O\'Brien, Zoë ""Zo""",101,zoe@uni.example,"Dr. Y, Z"\r\ns02,Alan,102,,\r\n,,,,\r\n')
+    (tmp_path / "roster.csv").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    rows = variants.read_roster_rows(tmp_path / "roster.csv")
+    assert [r["student"] for r in rows] == variants.read_roster(tmp_path / "roster.csv") == ["s01", "s02"]
+    assert rows[0]["name"] == 'O\'Brien, Zoë "Zo"' and rows[0]["advisor"] == "Dr. Y, Z"
+    assert rows[1]["sis_user_id"] == rows[1]["email"] == ""  # known columns always present
+    assert set(variants.ROSTER_COLUMNS) <= set(rows[0])
+
+
 def test_personalise_and_read_back():
     nb = nbformat.read(ROOT / "student" / "05_elbo_variational_em.ipynb", as_version=4)
     assert variants.notebook_seeds(nb) == {"ex-elbo-gap": 0}

@@ -54,6 +54,12 @@ def repository_url():
     return match.group(1).rstrip("/")
 
 
+def pages_url():
+    """The book's published address: GitHub Pages of the repository that ``_config.yml`` names."""
+    owner, repo = re.match(r"https?://github\.com/([^/]+)/([^/#?]+?)(?:\.git)?$", repository_url()).groups()
+    return f"https://{owner.lower()}.github.io/{repo}"
+
+
 def repository_branch():
     text = (ROOT / "_config.yml").read_text()
     match = re.search(r"^repository:\s*\n(?:[ \t]+.*\n)*?[ \t]+branch:\s*(\S+)", text, re.M)

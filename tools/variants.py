@@ -85,30 +85,55 @@ def read_key(path):
 
 def read_roster(path):
     """The student ids of a roster CSV (a ``student`` column), checked: unique, usable as file names."""
+    return [row["student"] for row in read_roster_rows(path)]
+
+
+# The columns of a roster that the grader's LMS files use (README, "The grade book"); any other column
+# is kept as it is.
+ROSTER_COLUMNS = ("student", "name", "lms_id", "sis_user_id", "sis_login_id", "section", "email")
+
+
+def read_roster_rows(path):
+    """Every row of a roster CSV as a dict (column -> text, names and values stripped), in file order.
+
+    The ``student`` column is required and checked (unique, usable as a file name); the known columns
+    (:data:`ROSTER_COLUMNS`) are always present (empty when the file lacks them); unknown columns are kept.
+    A UTF-8 byte-order mark (a spreadsheet's "CSV UTF-8") is read as such, not as part of a column name.
+    """
     path = Path(path)
     try:
-        with open(path, newline="") as fh:
-            reader = csv.DictReader(fh)
-            rows = list(reader)
-            columns = [c.strip() for c in reader.fieldnames or []]
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            reader = csv.reader(fh)
+            header = next(reader, [])
+            lines = list(reader)
     except OSError as exc:
         raise UsageError(f"cannot read the roster {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not UTF-8 text: save the roster as CSV UTF-8.") from None
+    columns = [c.strip() for c in header]
     if "student" not in columns:
         raise UsageError(f"{path} has no `student` column (its columns: {', '.join(columns) or 'none'}). "
                          "A roster is a CSV file whose header has a column named student.")
-    students, seen = [], set()
-    for line, row in enumerate(rows, start=2):
-        sid = (next((v for k, v in row.items() if k and k.strip() == "student"), "") or "").strip()
+    repeated = sorted({c for c in columns if c and columns.count(c) > 1})
+    if repeated:
+        raise UsageError(f"{path}: the column(s) {', '.join(repeated)} appear twice in the header.")
+    rows, seen = [], set()
+    for line, values in enumerate(lines, start=2):
+        if not any(v.strip() for v in values):
+            continue  # a blank line, as spreadsheets leave at the end
+        row = {c: "" for c in ROSTER_COLUMNS}
+        row.update({c: (values[i].strip() if i < len(values) else "") for i, c in enumerate(columns) if c})
+        sid = row["student"]
         if not STUDENT_ID.fullmatch(sid):
             raise UsageError(f"{path}, line {line}: {sid!r} is not a usable student id (letters, digits, '.', "
                              "'_' and '-', starting with a letter or digit): the grader reads it as a file name.")
         if sid in seen:
             raise UsageError(f"{path}, line {line}: student {sid} appears twice.")
         seen.add(sid)
-        students.append(sid)
-    if not students:
+        rows.append(row)
+    if not rows:
         raise UsageError(f"{path} lists no students.")
-    return students
+    return rows
 
 
 def overrides_path(key_path):

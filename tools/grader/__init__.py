@@ -35,9 +35,14 @@ variant 0.
 
 It writes ``OUT/grades.csv`` (one row per submission: student, chapter, one
 column per exercise label, total, max), ``OUT/feedback/<student>.md`` and
+``.html`` (the page links each exercise to the web book), and
 ``OUT/results/<student>.json`` (which make a re-run skip that student unless
 ``--force``), prints a progress bar, the pass rate of every exercise and
-whether the submissions folder is unchanged (hashes before and after).  What
+whether the submissions folder is unchanged (hashes before and after).
+With ``--roster`` and ``--lms canvas|moodle|gradescope`` it also writes
+``OUT/<lms>.csv``, one row per roster student; ``--student s01[,s02]``
+grades only those again and rewrites the tables from all results (the
+README, "The grade book").  What
 the sandbox is and is not: the README, "Teaching with this book".
 
 The package, one module per stage (``tools/grade.py`` is its entry point):
@@ -50,5 +55,7 @@ The package, one module per stage (``tools/grade.py`` is its entry point):
 * :mod:`grader.judge`   - the checks of ``lib.checks``, run here on the kernel's plain data;
 * :mod:`grader.run`     - one submission from file to result, in its own process;
 * :mod:`grader.report`  - the results as trusted data: grades.csv, variants.csv, feedback, summary;
+* :mod:`grader.lms`     - the grade book: the roster's students as an LMS's import file (``--lms``);
+* :mod:`grader.feedback_html` - ``OUT/feedback/<student>.html``, linked to the web book;
 * :mod:`grader.cli`     - the command line: the whole class.
 """

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import grader
-from grader import sandbox
+from grader import feedback_html, lms, sandbox
 from grader.common import DEFAULTS, EDITIONS, ROOT, escape, parse_size
 from grader.find import find_submissions, fingerprint, load_editions
 from grader.report import (_progress, feedback, handout_pairs, summary, validated, write_grades, write_similarity,
@@ -50,8 +50,28 @@ def build_parser():
     parser.add_argument("--roster", type=Path,
                         help="the roster of the handout (CSV, `student` column): names whose handout a notebook "
                              "is, also for students who handed in nothing (default: the submissions' ids)")
+    # The grade book (issue 40; README, "The grade book"): LMS import files, one student re-graded.
+    parser.add_argument("--lms", type=_lms_names, default=[],
+                        help=f"also write OUT/<lms>.csv, the import file of the LMS ({', '.join(lms.FORMATS)}; "
+                             "several with commas), one row per roster student: needs --roster")
+    parser.add_argument("--lms-columns", choices=lms.COLUMNS, default="assignment",
+                        help="one column per assignment (the notebook's total, default) or per exercise")
+    parser.add_argument("--lms-assignment", help="the LMS's name of the assignment column, e.g. 'Homework 4 "
+                                                 "(1234)' for Canvas's existing assignment 1234 (default: the page)")
+    parser.add_argument("--student", type=lambda text: [s.strip() for s in text.split(",") if s.strip()],
+                        help="grade again only these students' submissions (comma-separated ids), keep every "
+                             "other result, and rewrite grades.csv, the LMS files and the summary from all results")
     parser.add_argument("--editions", type=Path, default=EDITIONS, help=argparse.SUPPRESS)
     return parser
+
+
+def _lms_names(text):
+    names = [n.strip().lower() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in lms.FORMATS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown LMS {', '.join(map(repr, unknown)) or repr(text)}: "
+                                         f"one of {', '.join(lms.FORMATS)} (several with commas)")
+    return list(dict.fromkeys(names))
 
 
 def limits_for(args, hidden):
@@ -77,10 +97,14 @@ def main(argv=None):
 
     try:
         key = handouts.read_key(args.key) if args.key else None
-        roster = handouts.read_roster(args.roster) if args.roster else []
+        roster_rows = handouts.read_roster_rows(args.roster) if args.roster else []
+        roster = [row["student"] for row in roster_rows]
         overrides = handouts.read_overrides(args.key) if args.key else {}
     except handouts.UsageError as exc:
         parser.error(str(exc))
+    problem = _grade_book_problem(args, roster_rows)  # bad input is refused before anything is graded or written
+    if problem:
+        parser.error(problem)
     if args.key:
         args.key = args.key.resolve()
     secrets = [args.key, handouts.overrides_path(args.key)] if args.key else []
@@ -111,7 +135,10 @@ def main(argv=None):
     os.chmod(args.out, 0o700)  # the grades are the instructor's: no other user (the sandbox's) reads them
     results_dir.mkdir(parents=True, exist_ok=True)
     feedback_dir.mkdir(parents=True, exist_ok=True)
-    todo = [s for s in submissions if args.force or not (results_dir / f"{s.student}.json").exists()]
+    if args.student:  # only these, graded again; every other result stays as it is
+        todo = [s for s in submissions if s.student in args.student]
+    else:
+        todo = [s for s in submissions if args.force or not (results_dir / f"{s.student}.json").exists()]
     variants = {"mine": {}, "owners": {}, "keyed": key is not None}
     if key is not None:
         everyone = list(dict.fromkeys([*roster, *(s.student for s in submissions)]))
@@ -120,8 +147,12 @@ def main(argv=None):
             for label, seed in mine.items():
                 variants["owners"].setdefault(label, {})[seed] = student
     skipped = len(submissions) - len(todo)
-    if skipped:
+    if args.student:
+        print(f"grading again {', '.join(escape(s.student, 200) for s in todo)}; {skipped} other result(s) kept "
+              "as they are")
+    elif skipped:
         print(f"{skipped} submission(s) already graded: skipped (use --force to grade them again)")
+    book_url = _book_url()
     start, done = time.monotonic(), 0
     _progress(0, len(todo), start)
     results = {}
@@ -139,6 +170,7 @@ def main(argv=None):
             result["file"] = submission.file
             results[submission.student] = result
             (feedback_dir / f"{submission.student}.md").write_text(feedback(result), encoding="utf-8")
+            _write_html(result, feedback_dir, book_url)
             done += 1
             _progress(done, len(todo), start)
     sys.stderr.write("\n")
@@ -152,12 +184,22 @@ def main(argv=None):
             results[s.student]["file"] = s.file
             if not (feedback_dir / f"{s.student}.md").exists():
                 (feedback_dir / f"{s.student}.md").write_text(feedback(results[s.student]), encoding="utf-8")
+            if not (feedback_dir / f"{s.student}.html").exists():
+                _write_html(results[s.student], feedback_dir, book_url)
     ordered = [results[s.student] for s in submissions]
     write_grades(ordered, editions, args.out)
     write_variants(ordered, args.out)
     print(f"{len(ordered)} submission(s) in {args.out / 'grades.csv'}; feedback in {feedback_dir}"
           f" ({time.monotonic() - start:.0f} s)")
     print(summary(ordered))
+    if roster_rows:
+        for line in lms.summary_lines(ordered, roster_rows):
+            print(line)
+    extra = [c for c in (roster_rows[0] if roster_rows else {}) if c not in handouts.ROSTER_COLUMNS]
+    for fmt in args.lms:
+        path = lms.write_lms(fmt, ordered, roster_rows, editions, args.out, args.lms_columns, args.lms_assignment,
+                             extra_columns=extra)
+        print(f"{fmt}: {path} ({len(roster_rows)} roster student(s))")
     pairs = handout_pairs(ordered)
     if pairs:
         print("notebooks handed out to another student (their variant exercises got 0; OUT/variants.csv):")
@@ -173,6 +215,42 @@ def main(argv=None):
     print(f"WARNING: the submissions folder changed while grading: {', '.join(escape(n, 200) for n in changed[:20])}",
           file=sys.stderr)
     return 3
+
+
+def _grade_book_problem(args, roster_rows):
+    """Why the grade book's options cannot work (a sentence), or None: checked before anything is graded."""
+    if args.lms and not roster_rows:
+        return "--lms needs --roster (ROSTER=roster.csv): the LMS files have one row per roster student"
+    problems = lms.check_roster(roster_rows, args.lms)
+    if problems:
+        return " ".join(problems)
+    if args.student is not None:
+        if not args.student:
+            return "--student names no student (STUDENT=s01 or STUDENT=s01,s02)"
+        present = {s.student for s in find_submissions(args.submissions)}
+        absent = [s for s in args.student if s not in present]
+        if absent:
+            return (f"--student {', '.join(escape(a, 100) for a in absent)}: no such submission in "
+                    f"{args.submissions} (a student is the file name without .ipynb)")
+        if args.force:
+            return "--student grades only the students named; --force would grade everyone again: choose one"
+    return None
+
+
+def _write_html(result, feedback_dir, book_url):
+    """The HTML feedback of one result; a name the file system refuses (too long) costs that page only."""
+    try:
+        feedback_html.write(result, feedback_dir, book_url)
+    except OSError as exc:
+        print(f"grade.py: no HTML feedback for {escape(result['student'], 200)}: {exc.strerror} (the Markdown "
+              "feedback has it all)", file=sys.stderr)
+
+
+def _book_url():
+    """The web book's published address (tools/book.py reads it from _config.yml)."""
+    import book
+
+    return book.pages_url()
 
 
 def _owner_only(path):
