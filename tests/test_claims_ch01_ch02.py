@@ -343,6 +343,11 @@ CLAIMS = [
     ("02_2_naive_bayes_spam", "fig-nb-confidence: the crosses mark the misclassified messages, several "
      "of them far on the wrong side",
      lambda g, t: sum(v >= 0.9999 for v in numbers(t, r"(?s)confidence in the wrong class:\n\[(.*?)\]")) >= 3),
+    ("02_2_naive_bayes_spam", "on long documents with large vocabularies the multinomial model is "
+     "usually the better of the two. Here: [it is at least as accurate at both alphas]",
+     lambda g, t: all(float(b) <= float(m) for b, m in re.findall(
+         r"test accuracy Bernoulli ([\d.]+), multinomial ([\d.]+)", t))
+     and len(re.findall(r"test accuracy Bernoulli", t)) == 2),
     ("02_3_gaussian_mle", "A simulation ... confirms (mle-cov-bias) entry by entry",
      lambda g, t: all(max(abs(v - row[0]) for v in row[1:]) < 0.015
                       for row in _table(t, "average Sigma_hat / Sigma", 5).values())),
