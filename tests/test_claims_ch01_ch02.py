@@ -98,6 +98,25 @@ def _missing_width_curves():
             "imputed": (-(w[1] * X[:, 1].mean() + b) / w[0], w[0])}
 
 
+def _training_gaps():
+    """01_1's fig-dvg-training (b), recomputed: the gaps to the maximum of the 300 gradient
+    steps on the standardised features and of Newton's steps on the raw ones."""
+    import warnings
+
+    from lib.datasets import load_iris
+    from lib.logistic import LogisticRegression
+
+    X_all, y_all = load_iris(features=["petal length", "petal width"])
+    X, y = X_all[y_all > 0], (y_all[y_all > 0] == 2).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # stopped after 300 steps on purpose, as on the page
+        gd = LogisticRegression(method="gradient", lr="auto", tol=0.0, max_iter=300).fit(
+            (X - X.mean(axis=0)) / X.std(axis=0), y)
+    newton = LogisticRegression().fit(X, y)
+    best = newton.log_likelihood_history_[-1]
+    return best - np.asarray(gd.objective_history_), best - np.asarray(newton.log_likelihood_history_)
+
+
 def _mixture_density(x):
     """02_4's p = 0.4 N(-2, 0.5^2) + 0.6 N(1.5, 0.7^2)."""
     return 0.4 * norm.pdf(x, -2.0, 0.5) + 0.6 * norm.pdf(x, 1.5, 0.7)
@@ -222,6 +241,10 @@ CLAIMS = [
      "Newton's method stopped ... at the maximum",
      lambda g, t: number(t, r"(-[\d.]+) after 300 steps") < number(t, r"step 10: log-likelihood (-[\d.]+)")
      - 0.005 and g["newton_steps"] < 300),
+    ("01_1_fitting_logistic", "fig-dvg-training: the gap ... eventually shrinks by a constant factor per "
+     "gradient step ... but faster than exponentially under Newton's method (recomputed)",
+     lambda g, t: (lambda gd, nt: np.ptp(gd[101:] / gd[100:-1]) < 0.01 and gd[-1] > 0
+                   and all(b <= a ** 2 for a, b in zip(nt[4:-2], nt[5:-1])))(*_training_gaps())),
     ("01_1_fitting_logistic", "The fitted model predicts ... exactly the observed fraction of virginica",
      lambda g, t: "sum of p_i = 50.000000, number of virginica = 50" in t),
     ("01_1_fitting_logistic", "ex-dvg-newton: ... below the printed precision from step 8 on",
