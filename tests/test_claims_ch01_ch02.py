@@ -13,9 +13,14 @@ not in this list was not checked.
 import ast
 import json
 import re
+from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
 import pytest
+from scipy.special import expit
+from scipy.stats import norm
 
 CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
 GLUE_MIME = "application/papermill.record/text/plain"
@@ -29,6 +34,7 @@ def value(text):
     return int(plain) if plain.lstrip("-").isdigit() else float(plain)
 
 
+@lru_cache(maxsize=None)  # each notebook is read once for all its claims
 def outputs(page):
     """(glued values by name, all printed text) of an executed chapter notebook."""
     notebook = json.loads((CHAPTERS / f"{page}.ipynb").read_text(encoding="utf-8"))
@@ -64,6 +70,56 @@ def _lc_rows(t):
 def _rho_lines(t):
     return re.findall(r"rho = ([\d.]+): Bayes error [\d.]+, naive Bayes' limit ([\d.]+);.*?"
                       r"logistic ahead from n = (\d+)", t)
+
+
+def _table(t, header, n_rows):
+    """Rows of a printed table after the line containing ``header``: {first column: rest}."""
+    block = t[t.index(header):].splitlines()[1:1 + n_rows]
+    return {int(r.split()[0]): [float(v) for v in r.split()[1:]] for r in block}
+
+
+def _missing_width_curves():
+    """01_3's curves of p(virginica | petal length) (fig-dvg-missing), recomputed: for naive
+    Bayes (width integrated out), logistic regression retrained on length, and logistic
+    regression with the mean width imputed, the length where p = 1/2 and the slope of
+    the log-odds in the length (cm^-1)."""
+    from lib.datasets import load_iris
+    from lib.logistic import LogisticRegression
+
+    X_all, y_all = load_iris(features=["petal length", "petal width"])
+    X, y = X_all[y_all > 0], (y_all[y_all > 0] == 2).astype(int)
+    both = LogisticRegression().fit(X, y)
+    w, b = both.coef_[0], both.intercept_[0]
+    length = LogisticRegression().fit(X[:, [0]], y)
+    m0, m1 = X[y == 0, 0].mean(), X[y == 1, 0].mean()
+    v = (X[y == 0, 0].var() + X[y == 1, 0].var()) / 2  # pooled, equal class sizes
+    return {"naive Bayes": ((m0 + m1) / 2, (m1 - m0) / v),
+            "retrained": (-length.intercept_[0] / length.coef_[0][0], length.coef_[0][0]),
+            "imputed": (-(w[1] * X[:, 1].mean() + b) / w[0], w[0])}
+
+
+def _training_gaps():
+    """01_1's fig-dvg-training (b), recomputed: the gaps to the maximum of the 300 gradient
+    steps on the standardised features and of Newton's steps on the raw ones."""
+    import warnings
+
+    from lib.datasets import load_iris
+    from lib.logistic import LogisticRegression
+
+    X_all, y_all = load_iris(features=["petal length", "petal width"])
+    X, y = X_all[y_all > 0], (y_all[y_all > 0] == 2).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # stopped after 300 steps on purpose, as on the page
+        gd = LogisticRegression(method="gradient", lr="auto", tol=0.0, max_iter=300).fit(
+            (X - X.mean(axis=0)) / X.std(axis=0), y)
+    newton = LogisticRegression().fit(X, y)
+    best = newton.log_likelihood_history_[-1]
+    return best - np.asarray(gd.objective_history_), best - np.asarray(newton.log_likelihood_history_)
+
+
+def _mixture_density(x):
+    """02_4's p = 0.4 N(-2, 0.5^2) + 0.6 N(1.5, 0.7^2)."""
+    return 0.4 * norm.pdf(x, -2.0, 0.5) + 0.6 * norm.pdf(x, 1.5, 0.7)
 
 
 CLAIMS = [
@@ -170,6 +226,177 @@ CLAIMS = [
     ("02_4_risk_kl_misspecification", "H(p) by Monte Carlo, checked by numerical integration",
      lambda g, t: abs(number(t, r"Monte Carlo ([\d.]+) \+- [\d.]+, quadrature")
                       - number(t, r"quadrature ([\d.]+)")) < 3 * number(t, r"Monte Carlo [\d.]+ \+- ([\d.]+)")),
+    # The page-by-page reading of issue 37's round 4 (every page of chapters 1 and 2 against its
+    # own outputs); a few claims about a figure are checked by recomputing what it draws.
+    ("01_discriminative_vs_generative", "at t = 40 the naive sigma(t) rounds to exactly 1 ...; "
+     "for t = -1000 ... the logarithm ... is lost",
+     lambda g, t: re.search(r"naive sigmoid +\['0', '[\de.-]+', '0.5', '1', '1'\]", t) is not None
+     and "log(naive sigmoid)  ['-inf'" in t and "'-4.248e-18'" in t),
+    ("01_1_fitting_logistic", "[eta = 4n / eig_max] makes every step increase l",
+     lambda g, t: "never decreased: True" in t),
+    ("01_1_fitting_logistic", "fig-dvg-training: starting from w = 0, b = 0, where it equals "
+     "n ln 1/2 (n = 100)",
+     lambda g, t: number(t, r"log-likelihood: (-[\d.]+) at w = 0") == round(100 * np.log(0.5), 4)),
+    ("01_1_fitting_logistic", "after 300 steps gradient ascent has not quite converged, while "
+     "Newton's method stopped ... at the maximum",
+     lambda g, t: number(t, r"(-[\d.]+) after 300 steps") < number(t, r"step 10: log-likelihood (-[\d.]+)")
+     - 0.005 and g["newton_steps"] < 300),
+    ("01_1_fitting_logistic", "fig-dvg-training: the gap ... eventually shrinks by a constant factor per "
+     "gradient step ... but faster than exponentially under Newton's method (recomputed)",
+     lambda g, t: (lambda gd, nt: np.ptp(gd[101:] / gd[100:-1]) < 0.01 and gd[-1] > 0
+                   and all(b <= a ** 2 for a, b in zip(nt[4:-2], nt[5:-1])))(*_training_gaps())),
+    ("01_1_fitting_logistic", "The fitted model predicts ... exactly the observed fraction of virginica",
+     lambda g, t: "sum of p_i = 50.000000, number of virginica = 50" in t),
+    ("01_1_fitting_logistic", "ex-dvg-newton: ... below the printed precision from step 8 on",
+     lambda g, t: len({number(t, rf"step +{k}: log-likelihood (-[\d.]+)") for k in (8, 9, 10)}) == 1
+     and number(t, r"step  7: log-likelihood (-[\d.]+)") != number(t, r"step  8: log-likelihood (-[\d.]+)")),
+    ("01_1_fitting_logistic", "ex-dvg-sgd: SGD hovers near the maximum: its log-likelihood is close to "
+     "the optimum",
+     lambda g, t: 0 < number(t, r"maximum likelihood: .*log-likelihood (-[\d.]+)")
+     - number(t, r"SGD after 50 epochs: .*log-likelihood (-[\d.]+)") < 0.1),
+    ("01_2_perceptron_probit", "If no hyperplane separates the classes, every epoch contains a mistake "
+     "(fig-dvg-perceptron-epochs: every epoch makes mistakes)",
+     lambda g, t: min(numbers(t, r"updates in the last ten epochs: \[(.*)\]")) > 0),
+    ("01_2_perceptron_probit", "theta is eta times what it would be with eta = 1: the step size "
+     "rescales every score without moving the boundary",
+     lambda g, t: "same predictions for every flower: True" in t
+     and abs(number(t, r"lr = 0.01: score +(-[\d.]+)") - 0.01 * number(t, r"lr = 1 +: score +(-[\d.]+)"))
+     <= 0.0005 + 1e-12),
+    ("01_2_perceptron_probit", "np.log(norm.cdf(t)) ... is ln 0 = -inf from about t = -38 on",
+     lambda g, t: norm.cdf(-38.0) == 0.0 and norm.cdf(-37.0) > 0.0),
+    ("01_2_perceptron_probit", "With c = C the two curves never differ by more than G (recomputed on a "
+     "grid 40 times finer than the page's)",
+     lambda g, t: (lambda s: np.max(np.abs(expit(g["probit_scale"] * s) - norm.cdf(s))))(
+         np.linspace(-8, 8, 160001)) <= g["probit_gap"]),
+    ("01_2_perceptron_probit", "The two fits describe nearly the same conditional distribution",
+     lambda g, t: number(t, r"largest difference between the fitted probabilities: ([\d.]+)") < 0.05
+     and "training accuracy 0.94 and 0.94" in t),
+    ("01_3_generative_vs_discriminative", "As it must, logistic regression attains the larger "
+     "conditional log-likelihood",
+     lambda g, t: number(t, r"conditional log-likelihood: logistic regression (-[\d.]+)")
+     > number(t, r"conditional log-likelihood: .*naive Bayes (-[\d.]+)")),
+    ("01_3_generative_vs_discriminative", "fig-dvg-missing: the three curves put the boundary at "
+     "almost the same petal length and differ in steepness; the retrained logistic regression is "
+     "the steepest (recomputed)",
+     lambda g, t: (lambda c: max(v[0] for v in c.values()) - min(v[0] for v in c.values()) < 0.1
+                   and c["retrained"][1] > 1.5 * max(c["naive Bayes"][1], c["imputed"][1]))(
+         _missing_width_curves())),
+    ("01_3_generative_vs_discriminative", "logistic regression is still estimating 41 parameters from "
+     "at most about six times as many examples",
+     lambda g, t: 5.5 < g["lc_before"] / 41 < 6.5),
+    ("01_3_generative_vs_discriminative", "Shared-variance naive Bayes is within 0.005 of its "
+     "asymptotic error from N examples on; logistic regression keeps improving towards the Bayes error",
+     lambda g, t: (lambda rows, limit, bayes: all((abs(rows[n][0] - limit) <= 0.005) == (n >= g["lc_nb_near"])
+                                                  for n in rows if n >= 100)
+                   and all(rows[a][2] > rows[b][2] > bayes for a, b in ((250, 400), (400, 630), (630, 1000))))(
+         _lc_rows(t), number(t, r"naive Bayes' limit: ([\d.]+)"),
+         number(t, r"Bayes error \(logistic regression's limit\): ([\d.]+)"))),
+    ("01_3_generative_vs_discriminative", "The naive Bayes variant with per-class variances pays for its "
+     "d extra parameters with small samples",
+     lambda g, t: (lambda rows: all(r[1] > r[0] for r in rows.values())
+                   and rows[10][1] - rows[10][0] == max(r[1] - r[0] for r in rows.values()))(_lc_rows(t))),
+    ("01_3_generative_vs_discriminative", "fig-dvg-nb-right: naive Bayes gets there sooner (closer at "
+     "400 examples than logistic regression at 1000)",
+     lambda g, t: numbers(t, r"naive Bayes: +\[(.*)\]")[1] < numbers(t, r"logistic regression: \[(.*)\]")[2]),
+    ("02_maximum_likelihood", "a single such word makes the held-out log-likelihood -inf",
+     lambda g, t: "held-out log-likelihood under the MLE: -inf" in t),
+    ("02_maximum_likelihood", "fig-mle-loglik-growing-n: the MLE settles on the truth while the curve "
+     "settles on its limit",
+     lambda g, t: abs(number(t, r"n = 5000: MLE = ([\d.]+)") - 0.3) < 0.005
+     and number(t, r"n = 5000: .* = ([\d.]+)\n") == min(
+         float(v) for v in re.findall(r"largest gap to the limit curve on \[0.05, 0.95\] = ([\d.]+)", t))),
+    ("02_maximum_likelihood", "fig-mle-smoothing: ... The best alpha (dot) sits in between [and beats "
+     "the uniform model]",
+     lambda g, t: 1e-3 < number(t, r"best alpha on the grid: ([\d.]+)") < 10 ** 1.5
+     and number(t, r"held-out log-likelihood per token (-[\d.]+)")
+     > number(t, r"uniform model over the V = \d+ words: +(-[\d.]+)")),
+    ("02_maximum_likelihood", "fig-mle-word-frequencies: the first others [after function words] are "
+     "\"down\" ... and \"alice\" (recomputed)",
+     lambda g, t: (lambda top: top.index("down") < top.index("alice") < 20
+                   and set(top[:top.index("alice")]) - {"down"} <= {
+                       "the", "to", "she", "was", "and", "it", "a", "of", "her", "i", "in"})(
+         [w for w, _ in Counter(__import__("lib").datasets.tokenize(
+             __import__("lib").datasets.load_text())).most_common(20)])),
+    ("02_1_map_bayesian", "the probability that the next flip is a one is the posterior mean; the mean "
+     "and the MAP estimate differ",
+     lambda g, t: number(t, r"P\(next flip = 1\) ([\d.]+)") == number(t, r"posterior mean ([\d.]+)")
+     != number(t, r"MAP ([\d.]+)")),
+    ("02_1_map_bayesian", "written in terms of the log-odds, the same posterior has its maximum at the "
+     "*mean* of the Beta density, not its mode",
+     lambda g, t: number(t, r"mapped back to theta: ([\d.]+)") == number(t, r"; posterior mean: ([\d.]+)")
+     != number(t, r"mode in theta: ([\d.]+)")),
+    ("02_1_map_bayesian", "[the posterior variance] behaves like theta(1 - theta)/n for large n: the "
+     "posterior sd shrinks like 1/sqrt(n)",
+     lambda g, t: (lambda rows: all(abs(rows[n][4] / rows[n][5] - 1) < 0.05 for n in (100, 1000))
+                   and rows[5][4] / rows[5][5] < 0.8)(_table(t, "posterior sd", 4))),
+    ("02_1_map_bayesian", "a weak prior barely moves the estimate, a prior worth 200 pseudo-flips holds "
+     "it near 1/2 (posterior means (n_1 + a)/(20 + 2a) from the table's n_1 at n = 20)",
+     lambda g, t: (lambda n1: abs((n1 + 1) / 22 - n1 / 20) < 0.02 and abs((n1 + 100) / 220 - 0.5) < 0.02)(
+         _table(t, "posterior sd", 4)[20][0])),
+    ("02_1_map_bayesian", "for large n the MAP estimate and the posterior mean approach the MLE, as the "
+     "table ... showed",
+     lambda g, t: (lambda rows: max(abs(rows[1000][2] - rows[1000][1]), abs(rows[1000][3] - rows[1000][1]))
+                   <= 0.002 < min(abs(rows[5][2] - rows[5][1]), abs(rows[5][3] - rows[5][1])))(
+         _table(t, "posterior sd", 4))),
+    ("02_1_map_bayesian", "the penalty is exactly -ln p(w) up to the constant (d/2) ln(lambda/2 pi), and "
+     "the penalised fit is the MAP estimate",
+     lambda g, t: "agree to 1e-4: True" in t
+     and number(t, r"difference ([\d.]+) =") == number(t, r"ln\(lambda / 2 pi\) = ([\d.]+)")),
+    ("02_1_map_bayesian", "With alpha = 1 ... [the MAP estimate] is the MLE, and every unseen word keeps "
+     "probability zero",
+     lambda g, t: "MAP under Dir(1, ..., 1):            -inf" in t),
+    ("02_2_naive_bayes_spam", "lib ships a seeded sample of 1,400 ham and 700 spam messages",
+     lambda g, t: "train: 1470 messages, 980 ham, 490 spam" in t and "test: 630 messages, 420 ham, 210 spam" in t),
+    ("02_2_naive_bayes_spam", "a message uses only about a hundred of the many thousands of words",
+     lambda g, t: 70 < number(t, r"and ([\d.]+)% non-zero entries") / 100 * number(t, r"V = (\d+) words") < 150),
+    ("02_2_naive_bayes_spam", "under a thousand training messages per class",
+     lambda g, t: max(numbers(t, r"train: \d+ messages, (\d+ ham, \d+) spam")) < 1000),
+    ("02_2_naive_bayes_spam", "factors ... about 1e-3 on average ... after about a hundred words it "
+     "underflows; the log joints are far below the logarithm of the smallest positive double",
+     lambda g, t: all(np.log(10 ** -3.5) < v < np.log(10 ** -2.5)
+                      for v in numbers(t, r"mean ln theta_kj per word \[(.*)\]"))
+     and 70 < number(t, r"at that size (\d+) factors underflow") < 150
+     and max(numbers(t, r"log joints a_k = \[(.*)\]")) < 2 * np.log(np.nextafter(0.0, 1.0))),
+    ("02_2_naive_bayes_spam", "With alpha = 1 no word has probability zero in either class, and every "
+     "test message gets a posterior",
+     lambda g, t: number(t, r"smallest probability ([\d.e-]+);") > 0 and "NaN posteriors: 0" in t),
+    ("02_2_naive_bayes_spam", "fig-nb-words: Spam talks about loans, debt and opting out of mailings",
+     lambda g, t: {"loans", "debt", "opt", "mailings"} <= set(re.findall(r"'(\w+)'", re.search(
+         r"spam words: (.*)", t).group(1)))),
+    ("02_2_naive_bayes_spam", "fig-nb-confidence: the crosses mark the misclassified messages, several "
+     "of them far on the wrong side",
+     lambda g, t: sum(v >= 0.9999 for v in numbers(t, r"(?s)confidence in the wrong class:\n\[(.*?)\]")) >= 3),
+    ("02_2_naive_bayes_spam", "on long documents with large vocabularies the multinomial model is "
+     "usually the better of the two. Here: [it is at least as accurate at both alphas]",
+     lambda g, t: all(float(b) <= float(m) for b, m in re.findall(
+         r"test accuracy Bernoulli ([\d.]+), multinomial ([\d.]+)", t))
+     and len(re.findall(r"test accuracy Bernoulli", t)) == 2),
+    ("02_3_gaussian_mle", "A simulation ... confirms (mle-cov-bias) entry by entry",
+     lambda g, t: all(max(abs(v - row[0]) for v in row[1:]) < 0.015
+                      for row in _table(t, "average Sigma_hat / Sigma", 5).values())),
+    ("02_3_gaussian_mle", "np.var(X) counts that spread between the coordinate means as variance",
+     lambda g, t: number(t, r"np.var\(X\) = ([\d.]+)") > 10 * number(t, r"sigma2_hat = ([\d.]+)")),
+    ("02_3_gaussian_mle", "np.cov divides by n - 1 by default",
+     lambda g, t: number(t, r"Sigma_hat = ([\d.]+) =") == number(t, r"n/\(n-1\) = ([\d.]+)")),
+    ("02_4_risk_kl_misspecification", "It is not symmetric: KL(p || q) != KL(q || p)",
+     lambda g, t: number(t, r"KL\(p \|\| q\) = ([\d.]+)") != number(t, r"KL\(q \|\| p\) = ([\d.]+)")),
+    ("02_4_risk_kl_misspecification", "A normal density with sigma = 0.1 is 3.99 at its mean (loss L), "
+     "and the Gaussian fitted to the 50 setosa flowers has a negative average log loss",
+     lambda g, t: f"{norm.pdf(0.0, 0.0, 0.1):.2f}" == "3.99" and g["loss_at_mean"] < 0
+     and number(t, r"Gaussian on setosa: (-[\d.]+)") < 0),
+    ("02_4_risk_kl_misspecification", "ex-gaussian-kl-value: 1/2 ln 2 + 7/8",
+     lambda g, t: f"{np.log(2) / 2 + 7 / 8:.4f}\n" in t),
+    ("02_4_risk_kl_misspecification", "with mixture data it levels off at the approximation gap; what "
+     "lies above the gap is estimation error, and it vanishes like 1/n",
+     lambda g, t: (lambda rows, gap: abs(rows[10000][0] - gap) < 0.001
+                   and max(r[1] for n, r in rows.items() if n >= 100)
+                   < 1.1 * min(r[1] for n, r in rows.items() if n >= 100))(
+         _table(t, "n * (KL - gap)", 7), number(t, r"approximation gap .* = ([\d.]+) nats"))),
+    ("02_4_risk_kl_misspecification", "a unimodal Gaussian centred in the trough between the two bumps of "
+     "p, where the true density is a fraction of its peaks (recomputed)",
+     lambda g, t: (lambda mu: -2 < mu < 1.5 and _mixture_density(mu)
+                   < 0.25 * _mixture_density(np.linspace(-5, 5, 10001)).max())(
+         number(t, r"mean mu_p = ([\d.]+)"))),
 ]
 
 
