@@ -23,9 +23,9 @@ import pytest
 
 from test_claims_ch01_ch02 import number, numbers
 from test_claims_ch01_ch02 import value as number_value
+from test_prose_numbers import _glued
 
 CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
-GLUE_MIME = "application/papermill.record/text/plain"
 P0, P1, P2, P3, P4 = ("04_em_gaussian_mixtures", "04_1_em_bound", "04_2_em_geometry",
                       "04_3_initialisation_model_choice", "04_4_em_at_scale")
 
@@ -42,16 +42,12 @@ def value(text):
 def outputs(page):
     """(glued values by name, printed text) of an executed page: its streams and the
     plain-text results of its cells (the exercise checks' reports), read once."""
-    notebook = json.loads((CHAPTERS / f"{page}.ipynb").read_text(encoding="utf-8"))
-    glued, text = {}, []
-    for cell in notebook["cells"]:
-        for out in cell.get("outputs", []):
-            if "scrapbook" in out.get("metadata", {}):
-                glued[out["metadata"]["scrapbook"]["name"]] = value(ast.literal_eval(out["data"][GLUE_MIME]))
-            elif out.get("output_type") == "stream":
-                text.append("".join(out["text"]))
-            elif "text/plain" in out.get("data", {}):
-                text.append("".join(out["data"]["text/plain"]))
+    path = CHAPTERS / f"{page}.ipynb"
+    glued = {name: value(ast.literal_eval(text)) for name, text in _glued(path).items()}
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    text = ["".join(out.get("text") or out.get("data", {}).get("text/plain", ""))
+            for cell in cells for out in cell.get("outputs", [])
+            if "scrapbook" not in out.get("metadata", {})]
     return glued, "\n".join(text)
 
 
