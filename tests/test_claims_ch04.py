@@ -187,10 +187,11 @@ CLAIMS = [
      and number(t, r"would stop at iteration 1 with ell = (-[\d.]+)") + 100
      < number(t, r"ell: -[\d.]+ -> (-[\d.]+); with tol")),
     (P1, "EM crawls twice, first while escaping ... and again from iteration A to B (gains below 1e-2 "
-     "per point), before it jumps; [alt] flattens near minus 222",
+     "per point), before it jumps [04: 'EM can crawl ... and then jump']; [alt] flattens near minus 222",
      lambda g, t: f"per point from iteration {g['em-crawl-from']} to {g['em-crawl-to']}," in t
      and g["em-crawl-to"] - g["em-crawl-from"] >= 5
-     and number(t, r"to \d+, ell (-[\d.]+) ->") < -222 < number(t, r"to \d+, ell -[\d.]+ -> (-[\d.]+)")),
+     and number(t, r"to \d+, ell (-[\d.]+) ->") < -222 < number(t, r"to \d+, ell -[\d.]+ -> (-[\d.]+)")
+     and number(t, r"ell: -[\d.]+ -> (-[\d.]+); with tol") > number(t, r"to \d+, ell -[\d.]+ -> (-[\d.]+)") + 50),
     (P1, "The second [start] finds the three clusters, and its gap falls along a straight line on the "
      "log scale (by a factor between A and B in each of the last ten M-steps)",
      lambda g, t: (lambda runs: all(abs(w - v) < 0.05 for w, v in zip(runs[1][1], [0.25, 0.35, 0.4]))
