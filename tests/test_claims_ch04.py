@@ -84,7 +84,8 @@ def _scrub(t):
 
 def _rate_table(t):
     """04_2's one-free-mean table: {theta*: (predicted, measured, EM its, Newton or None)}."""
-    rows = re.findall(r"^ +([\d.]+) +[\d.]+ +\([ \d.]+\) +[\d.]+ +([\d.]+) +([\d.]+) +(\d+) +(\d+|runs off)$", t, re.M)
+    rows = re.findall(r"^ +([\d.]+) +[\d.]+ +\([ \d.]+\) +[\d.]+ +([\d.]+) +([\d.]+) +(\d+) +(\d+|runs off)$",
+                      t, re.M)
     return {float(r[0]): (float(r[1]), float(r[2]), int(r[3]), None if r[4] == "runs off" else int(r[4]))
             for r in rows}
 
@@ -281,7 +282,8 @@ CLAIMS = [
      lambda g, t: (lambda gain: all(v > 0 for v in gain.values())
                    and all(abs(math.log(gain[b] / gain[a]) / math.log(b / a) - 4) < 0.15
                            for a, b in [(0.01, 0.1), (0.1, 0.3)]))(
-         {float(d): float(v) for d, v in re.findall(r"delta = ([\d.]+) *: ell - ell\(fixed point\) = ([\d.e+-]+)", t)})),
+         {float(d): float(v) for d, v in
+          re.findall(r"delta = ([\d.]+) *: ell - ell\(fixed point\) = ([\d.e+-]+)", t)})),
     (P3, "x_1 occurs 8 times, so once s is small each factor 1000 in s adds about 8 ln 1000 ~ 55 to ell",
      lambda g, t: "copies of x_1 in the data: 8" in t
      and (lambda ell: all(abs(ell[b] - ell[a] - 8 * math.log(1000)) < 1 for a, b in [(1e-6, 1e-9), (1e-9, 1e-12)])
