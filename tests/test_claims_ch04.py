@@ -356,6 +356,32 @@ CLAIMS = [
     (P4, "it ends near batch EM's fixed point, not on it (means within D)",
      lambda g, t: 0 < g["em-stepwise-means-gap"] < 0.05
      and f"means within {g['em-stepwise-means-gap']:.3f} of batch EM's" in t),
+    # --- the figures' alt texts (not glueable: an HTML attribute), against the printed numbers ---
+    (P1, "[alt, fig-em-worked-example] on the right a larger circle is centred at minus 1 and a small one at "
+     "the origin",
+     lambda g, t: "mu     : [[-1.0, 0.0], [0.0, 0.0]]" in t and "sigma^2: [0.375 0.125]" in t),
+    (P1, "[alt, fig-em-bound-trace] a rising staircase line from about minus 273 to minus 134 over 30 iterations",
+     lambda g, t: (round(number(t, r"ell: (-[\d.]+) ->")), round(number(t, r"ell: -[\d.]+ -> (-[\d.]+)")))
+     == (-273, -134)),
+    (P1, "[alt, fig-em-bernoulli-digits] blurry averages of handwritten digits such as 0, 1, 2, 3, 4, 6 and 7",
+     lambda g, t: {0, 1, 2, 3, 4, 6, 7} <= {int(v) for v in numbers(t, r"most common digit of each component: \[(.*)\]")}),
+    (P2, "[alt, fig-em-bound-1d] the first [parabola] touches the curve at theta equals 5 and peaks near 2.9, "
+     "the second ... peaks near 2.2",
+     lambda g, t: "t = 0: theta^(t) = 5.0000" in t
+     and [round(float(v), 1) for v in re.findall(r"theta\^\(t\+1\) = ([\d.]+)", t)] == [2.9, 2.2]),
+    (P2, "[alt, fig-em-rate] the gap ... falls from about 200 to about 1e-7 over 12 iterations; [errors] reach 1e-12 "
+     "within about 20 (true mean 4), 30 (true mean 2) iterations and fall slowly over about 130 (true mean 1)",
+     lambda g, t: (lambda gaps: len(gaps) == 12 and 150 < gaps[0] < 250 and 5e-8 < gaps[-1] < 5e-7)(
+         [float(v) for v in re.search(r"gap after each M-step: \[([^\]]*)\]", t).group(1).split(",")])
+     and all(abs(its + math.log(1e-4) / math.log(rate) - about) < 0.2 * about for (rate, _, its), about
+             in zip((_free_table(t)[k] for k in (4.0, 2.0, 1.0)), (20, 30, 130)))),
+    (P4, "[alt, fig-em-chunk-cancellation] the error stays near 2e-14 up to a distance over sigma of about 10, "
+     "then rises ... to about 100 at a distance over sigma of 1e9",
+     lambda g, t: 1e-14 <= g["em-far-error-near"] < 4e-14 and 50 < g["em-far-error-origin"] < 500),
+    (P4, "[alt, fig-em-stepwise] passes over the data from 0 to about 35; the batch EM line falls to a plateau "
+     "near 0.3 ...; the stepwise line for minibatches of 100 drops below 1e-3 within two passes",
+     lambda g, t: 30 <= g["em-batch-passes"] <= 40 and all(abs(_passes(t, p)[0] + 0.3) < 0.06 for p in (1, 2, 5))
+     and -1e-3 < _passes(t, 2)[1]),
     (P4, "ex-em-sums-m-step: the check builds 3 mixtures (d = 2, 3, up to 1e4 from the origin)",
      lambda g, t: "for 3 mixtures" in check_uses(P4, "ex-em-sums-m-step")
      and "(d = 2, 3; data up to 1e4 from the origin)" in check_uses(P4, "ex-em-sums-m-step")),
