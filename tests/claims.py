@@ -1,6 +1,7 @@
 """Reading a chapter page's committed outputs, for the claims tests (issue 37).
 
-tests/test_claims_ch03.py and tests/test_claims_ch05.py hold the words of a page
+tests/test_claims_ch01_ch02.py, test_claims_ch03.py, test_claims_ch04.py and
+test_claims_ch05.py hold the words of a page
 against what its executed notebook shows: the values it glues into its prose
 (``lib.glue``, quoted as ``{glue:text}`name```) and the lines it prints.
 """

@@ -10,55 +10,15 @@ what the last reading checked: a claim that rests on a computation of the page a
 not in this list was not checked.
 """
 
-import ast
-import json
 import re
 from collections import Counter
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.special import expit
 from scipy.stats import norm
 
-CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
-GLUE_MIME = "application/papermill.record/text/plain"
-
-
-def value(text):
-    """A glued text ("0.497", "49.7%", "6,800", "8e-02") as the number it shows."""
-    plain = text.replace(",", "")
-    if plain.endswith("%"):
-        return float(plain[:-1]) / 100
-    return int(plain) if plain.lstrip("-").isdigit() else float(plain)
-
-
-@lru_cache(maxsize=None)  # each notebook is read once for all its claims
-def outputs(page):
-    """(glued values by name, all printed text) of an executed chapter notebook."""
-    notebook = json.loads((CHAPTERS / f"{page}.ipynb").read_text(encoding="utf-8"))
-    glued, text = {}, []
-    for cell in notebook["cells"]:
-        for out in cell.get("outputs", []):
-            if "scrapbook" in out.get("metadata", {}):
-                glued[out["metadata"]["scrapbook"]["name"]] = value(ast.literal_eval(out["data"][GLUE_MIME]))
-            elif out.get("output_type") == "stream":
-                text.append("".join(out["text"]))
-    return glued, "\n".join(text)
-
-
-def number(text, pattern):
-    """The float captured by ``pattern`` (one group) in the printed text."""
-    match = re.search(pattern, text)
-    assert match, f"no printed line matches {pattern!r}: the page's output changed"
-    return float(match.group(1))
-
-
-def numbers(text, pattern):
-    match = re.search(pattern, text)
-    assert match, f"no printed line matches {pattern!r}: the page's output changed"
-    return [float(v) for v in re.findall(r"-?\d+\.?\d*(?:e-?\d+)?", match.group(1))]
+from claims import CHAPTERS, number, numbers, outputs  # one home for reading a page: tests/claims.py
 
 
 def _lc_rows(t):

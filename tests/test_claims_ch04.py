@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from test_claims_ch01_ch02 import number, numbers
-from test_claims_ch01_ch02 import value as number_value
+from claims import number, numbers
+from claims import value as number_value
 from test_prose_numbers import _glued
 
 CHAPTERS = Path(__file__).resolve().parents[1] / "chapters"
