@@ -1,7 +1,7 @@
 """Per-student variants: a course key, one handout folder per student, re-rolls.
 
     python tools/variants.py key KEY                         # make course-key KEY=course.key
-    python tools/variants.py handout --roster CSV --key KEY [--out handout]
+    python tools/variants.py handout --roster CSV --key KEY [--out handout] [--assignment path/to/hw1.md]
                                                              # make handout ROSTER=roster.csv KEY=course.key
     python tools/variants.py reroll --key KEY --student ID --exercise LABEL [--reason TEXT]
     python tools/variants.py show --roster CSV --key KEY     # every student's numbers, for the instructor
@@ -300,8 +300,24 @@ def _cmd_key(args):
           "handout: whoever has it can compute every student's numbers.")
 
 
+def _assignment_build(md):
+    """The folder of an instructor's built assignment (issue 39), its variants registered here."""
+    sys.path.insert(0, str(ROOT / "tools")) if str(ROOT / "tools") not in sys.path else None
+    from grader import assignment
+
+    try:
+        hw = assignment.load(md)
+    except assignment.AssignmentError as exc:
+        raise UsageError(str(exc)) from None
+    built = hw.md.parent / "build"
+    if not (built / f"{hw.name}.ipynb").is_file():
+        raise UsageError(f"{built / (hw.name + '.ipynb')} is missing: run `make assignment SRC={md}` first.")
+    return built
+
+
 def _cmd_handout(args):
-    folders, changes = handout(args.roster, args.key, args.out)
+    editions = _assignment_build(args.assignment) if args.assignment else EDITIONS
+    folders, changes = handout(args.roster, args.key, args.out, editions=editions)
     for student, exercise, earlier in changes:
         if earlier is None:
             print(f"note: {exercise}: no variant for {student} lies apart from every earlier student's "
@@ -354,6 +370,8 @@ def main(argv=None):
     p.add_argument("--roster", type=Path, required=True, help="CSV file with a `student` column")
     p.add_argument("--key", type=Path, required=True, help="the course key (make course-key)")
     p.add_argument("--out", type=Path, default=Path("handout"), help="output folder (default: handout)")
+    p.add_argument("--assignment", type=Path, help="hand out an instructor's own homework, path/to/hw1.md "
+                   "(built first: make assignment SRC=...), not the book's student notebooks")
     p.set_defaults(run=_cmd_handout)
     p = sub.add_parser("reroll", help="give one student a new seed for one exercise")
     p.add_argument("--key", type=Path, required=True)

@@ -35,7 +35,6 @@ CARRIER = "assignment-checks"  # the id and tag of the cell that carries the pub
 DIRECTIVE = re.compile(r"^[ \t]*(?P<fence>`{3,}|:{3,})\{(?P<name>exercise-start|exercise-end|solution-start|"
                        r"solution-end)\}[ \t]*(?P<arg>[^\n]*)$")
 OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):[ \t]*(?P<value>[^\n]*)$")
-VARIANT_CALL = re.compile(r"lib\.checks\.variant\(\s*[\"'](?P<label>[^\"']+)[\"']")
 
 
 class AssignmentError(Exception):
@@ -187,7 +186,13 @@ def load(md):
                 raise AssignmentError(f"{where}: exercise {label} has two check cells; keep one.")
             exercises[label]["check"] = {"id": cell.id, "name": name, "args": args, "kwargs": kwargs}
         elif "variant" in tags:
-            for used in VARIANT_CALL.findall(cell.source):
+            from variants import VARIANT_CALL  # what the handout personalises (tools/variants.py)
+
+            used_labels = [m["label"] for m in VARIANT_CALL.finditer(cell.source)]
+            if not used_labels:
+                raise AssignmentError(f'{where}: a variant cell is `name = lib.checks.variant("ex-...", seed=0)`, '
+                                      "as the book writes it (the handout replaces the seed).")
+            for used in used_labels:
                 if used not in variants:
                     raise AssignmentError(f"{where}: the variant cell calls lib.checks.variant({used!r}), but "
                                           "checks.py registers no Spec for that label.")
@@ -342,7 +347,7 @@ def student_notebook(assignment):
     if problems:
         raise AssignmentError(f"{assignment.md.name}: the student notebook would not be one: "
                               + "; ".join(problems[:5]) + " (an assignment's Markdown is plain Markdown with "
-                              "$...$ math: no MyST roles, labels or directives other than the exercise and "
+                              "$...$ math, no raw MyST: no roles, labels or directives other than the exercise and "
                               "solution blocks).")
     return nb
 
