@@ -75,6 +75,9 @@ def test_student_notebook_holds_no_solution_and_nothing_hidden(built):
     solution_lines = {line.strip() for ex in hw.exercises.values() for s in ex["solutions"]
                       for line in s.splitlines() if len(line.strip()) > 8}
     public = {line.strip() for line in (EXAMPLE.parent / "checks.py").read_text().splitlines()}
+    public |= {line.strip() for c in hw.cells if c.cell_type == "code" and "solution" not in c.metadata.get("tags", [])
+               for line in c.source.splitlines()}  # the starters' def lines
+    assert len(solution_lines - public) >= 4
     assert not {line for line in solution_lines - public if line in text}
     assert "the inverse of the mean waiting time" not in text  # solution prose
     hidden = {line.strip() for line in (EXAMPLE.parent / "hidden_checks.py").read_text().splitlines()

@@ -2,7 +2,7 @@
 
 The student notebook carries this file (its check cells call ``checks.<name>``), so nothing here may give
 an answer away: each check says what is wrong without showing the value it expected.  The grader runs
-these checks, then those of hidden_checks.py, in its own process.
+these checks, then the hidden ones, in its own process.
 """
 
 import math

@@ -55,9 +55,9 @@ def _import(path, kind):
     """Import ``path`` as a module of its own (never through sys.path, never cached under a plain name)."""
     from lib.checks import _variants
 
-    before = set(_variants.registered())
     for label in _REGISTERED.pop(str(path), ()):  # this file's own specs, from an earlier load
         _variants._SPECS.pop(label, None)
+    before = set(_variants.registered())
     name = f"gm_assignment_{kind}_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
