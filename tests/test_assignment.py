@@ -200,7 +200,7 @@ def classroom(built, tmp_path_factory):
     rows, done = _grade(subs, out, "--assignment", str(EXAMPLE), "--key", str(key), "--roster", str(roster))
     feedback = {name: (out / "feedback" / f"{name}.md").read_text() for name in names}
     results = {name: json.loads((out / "results" / f"{name}.json").read_text()) for name in names}
-    return rows, feedback, results, done, handed
+    return rows, feedback, results, done, handed, (subs, out, key, roster)
 
 
 def _points(row):
@@ -208,7 +208,7 @@ def _points(row):
 
 
 def test_the_hidden_checks_decide(classroom):
-    rows, feedback, results, done, handed = classroom
+    rows, feedback, results, done, handed, _ = classroom
     assert _points(rows["right"]) == ["2", "1", "1"] and rows["right"]["total"] == "4"
     assert _points(rows["publiconly"]) == ["2", "0", "0"]
     assert _points(rows["wrong"]) == ["0", "0", "0"]
@@ -227,7 +227,7 @@ def test_the_hidden_checks_decide(classroom):
 
 
 def test_the_sandbox_never_sees_the_assignment_and_nothing_hidden_leaks(classroom):
-    rows, feedback, results, _, _ = classroom
+    rows, feedback, results, _, _, _ = classroom
     seen = results["hostile"]["exercises"][0]["message"]
     assert "SEEN " in seen and "READ" not in seen, seen
     assert _points(rows["hostile"]) == ["0", "0", "1"]
@@ -235,6 +235,14 @@ def test_the_sandbox_never_sees_the_assignment_and_nothing_hidden_leaks(classroo
     assert "raised an exception: ValueError" in leak and "LEAKED" not in leak, leak
     for text in feedback.values():
         assert "LEAKED" not in text and "hidden_checks" not in text and "20261128" not in text
+
+
+def test_a_second_run_resumes(classroom):
+    """Run again without --force: every student is skipped and grades.csv is the same."""
+    rows, _, _, _, _, (subs, out, key, roster) = classroom
+    again, done = _grade(subs, out, "--assignment", str(EXAMPLE), "--key", str(key), "--roster", str(roster))
+    assert "4 submission(s) already graded: skipped" in done.stdout
+    assert again == rows
 
 
 def test_hidden_message_removes_the_text_of_an_exception():

@@ -50,5 +50,7 @@ The package, one module per stage (``tools/grade.py`` is its entry point):
 * :mod:`grader.judge`   - the checks of ``lib.checks``, run here on the kernel's plain data;
 * :mod:`grader.run`     - one submission from file to result, in its own process;
 * :mod:`grader.report`  - the results as trusted data: grades.csv, variants.csv, feedback, summary;
-* :mod:`grader.cli`     - the command line: the whole class.
+* :mod:`grader.cli`     - the command line: the whole class;
+* :mod:`grader.assignment` - an instructor's own homework (``--assignment hw1.md``): its page, public and
+  hidden checks, student notebook, and the judging of both checks.
 """
