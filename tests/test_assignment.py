@@ -17,6 +17,7 @@ import copy
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -346,26 +347,45 @@ def _homework(folder, page=PAGE, checks=CHECKS, hidden=HIDDEN):
 
 
 def test_a_homework_written_by_hand_goes_to_grades(tmp_path):
-    """The README's commands on a new folder: make assignment, then make grade ASSIGNMENT=."""
+    """The README's commands on a new folder: make assignment, then make grade ASSIGNMENT=.
+
+    The folder lies inside one the sandbox binds (the venv, as tests/test_sandbox_audit.py plants its
+    secrets): a third student's answer reads it and finds nothing, while a file beside it is readable.
+    """
+    import secrets
+
     from sandbox_guard import require_sandbox
 
     require_sandbox(ROOT)
-    md = _homework(tmp_path / "course" / "week3")
-    make = subprocess.run([sys.executable, str(ROOT / "tools" / "assignment.py"), str(md)], capture_output=True,
-                          text=True, timeout=600)
-    assert make.returncode == 0, make.stderr
-    assert "1 exercise(s), 1 with a hidden check: every solution passes every check." in make.stdout
-    nb = nbformat.read(md.parent / "build" / "hw1.ipynb", as_version=4)
-    assert student.problems(nb) == [] and "np.mean((x - np.mean(x))" not in _text(nb)
-    subs = tmp_path / "handed_in"
-    subs.mkdir()
-    nbformat.write(_answered(nb, ["def mle_variance(x):\n    return float(np.var(x))"]), subs / "ada.ipynb")
-    nbformat.write(_answered(nb, ["def mle_variance(x):\n    return 1.25"]), subs / "bob.ipynb")  # tuned
-    out = tmp_path / "grades"
-    rows, _ = _grade(subs, out, "--assignment", str(md))
+    plant = Path(os.path.realpath(sys.prefix)) / f"gm-assignment-{secrets.token_hex(4)}"
+    try:
+        md = _homework(plant / "week3")
+        (plant / "readme.txt").write_text("visible\n")
+        make = subprocess.run([sys.executable, str(ROOT / "tools" / "assignment.py"), str(md)],
+                              capture_output=True, text=True, timeout=600)
+        assert make.returncode == 0, make.stderr
+        assert "1 exercise(s), 1 with a hidden check: every solution passes every check." in make.stdout
+        nb = nbformat.read(md.parent / "build" / "hw1.ipynb", as_version=4)
+        assert student.problems(nb) == [] and "np.mean((x - np.mean(x))" not in _text(nb)
+        subs = tmp_path / "handed_in"
+        subs.mkdir()
+        nbformat.write(_answered(nb, ["def mle_variance(x):\n    return float(np.var(x))"]), subs / "ada.ipynb")
+        nbformat.write(_answered(nb, ["def mle_variance(x):\n    return 1.25"]), subs / "bob.ipynb")  # tuned
+        asked = [str(md.parent), str(md), str(md.parent / "hidden_checks.py"),
+                 str(md.parent / "build" / "hw1.key.ipynb"), str(plant / "readme.txt")]
+        probe = PROBE.format(paths=asked).replace("def poisson_mle(x):", "def mle_variance(x):")
+        nbformat.write(_answered(nb, [probe]), subs / "eve.ipynb")
+        out = tmp_path / "grades"
+        rows, _ = _grade(subs, out, "--assignment", str(md))
+    finally:
+        shutil.rmtree(plant, ignore_errors=True)
     assert rows["ada"]["ex-week3-variance"] == "1" and rows["bob"]["ex-week3-variance"] == "0"
     feedback = (out / "feedback" / "bob.md").read_text()
     assert "the hidden check did not" in feedback and "sample of size 2" in feedback
+    seen = json.loads((out / "results" / "eve.json").read_text())["exercises"][0]["message"]
+    seen = seen.split("SEEN ", 1)[1].split(". Run it")[0].split(" | ")
+    assert seen[-1].startswith("READ visible"), seen  # the planted folder is visible: the test is real
+    assert not [s for s in seen[:-1] if s.startswith("READ")], seen
 
 
 # ----------------------------------------------------------- bad input --

@@ -24,11 +24,10 @@ import ast
 import hashlib
 import importlib.util
 import re
-import sys
 import types
 from pathlib import Path
 
-from grader.common import TOOLS
+from grader import common  # noqa: F401 - puts tools/ (book, student, variants) on sys.path
 
 MODULE = "checks"  # a check cell of an assignment calls checks.<name>(...)
 CARRIER = "assignment-checks"  # the id and tag of the cell that carries the public checks
@@ -108,7 +107,6 @@ def parse_call(source, where):
 
 def load(md):
     """Read and check the assignment ``md``: an :class:`Assignment`, or :class:`AssignmentError`."""
-    sys.path.insert(0, str(TOOLS)) if str(TOOLS) not in sys.path else None
     import book
 
     md = Path(md).resolve()
@@ -268,9 +266,8 @@ def _carrier(assignment):
 
 def _cells(assignment, with_solutions):
     """The notebook's cells (nbformat): the student notebook, or with the solutions the answer key."""
-    import nbformat
-    sys.path.insert(0, str(TOOLS)) if str(TOOLS) not in sys.path else None
     import book
+    import nbformat
 
     new_md, new_code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
     has_variants = bool(assignment.variants)
@@ -339,7 +336,6 @@ def _notebook(assignment, with_solutions):
 
 def student_notebook(assignment):
     """The student notebook (nbformat, not executed), held to the student editions' validation."""
-    sys.path.insert(0, str(TOOLS)) if str(TOOLS) not in sys.path else None
     import student
 
     nb = _notebook(assignment, with_solutions=False)
