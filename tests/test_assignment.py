@@ -4,12 +4,14 @@
   variant exercise), is built once: its student notebook holds no solution and nothing of
   ``hidden_checks.py``, passes the student editions' validation, and its check cells work with that one
   file (executed in a temporary folder: ``[TO DO]`` and ``[NOT YET]``); its answer key passes every check;
-* a class of four (right; right only on the public checks; wrong; hostile: it reads the assignment's
-  folder and tries to carry the hidden inputs out in an exception) is handed out with a course key and
-  graded in ONE grader run: the hidden checks decide, the feedback names the hidden check that failed with
-  its message and nothing of its inputs, the sandbox sees nothing of the assignment's folder;
+* a class of four (right; right only on the public checks; wrong, with a shortcut the allow-list refuses;
+  hostile: it reads the assignment's folder and tries to carry the hidden inputs out in an exception) is
+  handed out with a course key and graded in ONE grader run (a second run resumes): the hidden checks
+  decide, the feedback names the hidden check that failed with its message and nothing of its inputs, the
+  sandbox sees nothing of the assignment's folder;
 * a homework written here by hand (not the example) goes from hw1.md to a student notebook and from a class
-  to grades.csv, the hidden check deciding (the issue's "Done when");
+  to grades.csv, the hidden check deciding (the issue's "Done when"); its folder lies inside one the sandbox
+  binds, and an answer that reads it finds nothing;
 * every bad input is refused with a clear message before anything is written.
 """
 
@@ -148,6 +150,8 @@ RIGHT = ["def poisson_mle(x):\n    return float(np.mean(x))",
          "answer = rate_variant.n / rate_variant.total"]
 NAIVE_LL = ("from scipy.special import gammaln\n\ndef poisson_log_likelihood(x, lam):\n"
             "    return float(np.sum(x * np.log(lam) - lam - gammaln(x + 1)))")
+SHORTCUT = ("from scipy.stats import poisson\n\ndef poisson_log_likelihood(x, lam):\n"
+            "    return float(poisson.logpmf(x, lam).sum())")  # right numbers, but not the answer's own code
 # What a hostile answer tries to read: the assignment's folder, its files and its build, by absolute path.
 PROBE = textwrap.dedent("""\
     import os
@@ -190,7 +194,7 @@ def classroom(built, tmp_path_factory):
     probe = PROBE.format(paths=[folder, str(EXAMPLE), f"{folder}/checks.py", f"{folder}/hidden_checks.py"])
     answers = {"right": RIGHT,
                "publiconly": [RIGHT[0], NAIVE_LL, "answer = 0.123"],
-               "wrong": ["def poisson_mle(x):\n    return float(x.sum() / (len(x) - 1))", None,
+               "wrong": ["def poisson_mle(x):\n    return float(x.sum() / (len(x) - 1))", SHORTCUT,
                          "answer = rate_variant.total / rate_variant.n"],
                "hostile": [probe, LEAK, RIGHT[2]]}
     subs = work / "submissions"
@@ -221,6 +225,8 @@ def test_the_hidden_checks_decide(classroom):
     wrong = {ex["exercise"]: ex["message"] for ex in results["wrong"]["exercises"]}
     assert wrong["ex-hw-poisson-mle"].startswith("public check: you divided by n - 1")
     assert wrong["ex-hw-exponential-rate"].startswith("public check: you gave the mean waiting time")
+    assert wrong["ex-hw-poisson-log-likelihood"].startswith("public check: your function calls `scipy.stats")
+    assert "`scipy.special.gammaln`, `scipy.special.xlogy`" in wrong["ex-hw-poisson-log-likelihood"]  # allow-list
     # each student's own numbers: the handout gave seeds, and the right answer to them passed
     seeds = {name: variants.notebook_seeds(handed[name])["ex-hw-exponential-rate"] for name in handed}
     assert len(set(seeds.values())) == 4 and 0 not in seeds.values()
