@@ -231,6 +231,7 @@ def test_the_hidden_checks_decide(classroom):
     seeds = {name: variants.notebook_seeds(handed[name])["ex-hw-exponential-rate"] for name in handed}
     assert len(set(seeds.values())) == 4 and 0 not in seeds.values()
     assert "every notebook holds its own student's seeds" in done.stdout
+    assert "pass rate by exercise" in done.stdout and "similarity: " in done.stdout  # the summary, the report
 
 
 def test_the_sandbox_never_sees_the_assignment_and_nothing_hidden_leaks(classroom):
@@ -446,4 +447,14 @@ def test_grade_refuses_a_bad_assignment_before_grading(tmp_path):
                            str(tmp_path / "out"), "--assignment", str(md)], capture_output=True, text=True,
                           timeout=120, env={**os.environ})
     assert done.returncode == 2 and "checks.py is missing" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_handout_of_an_assignment_not_built_is_refused(tmp_path, capsys):
+    md = _homework(tmp_path / "hw")
+    key = variants.write_key(tmp_path / "course.key")
+    (tmp_path / "roster.csv").write_text("student\nann\n")
+    assert variants.main(["handout", "--roster", str(tmp_path / "roster.csv"), "--key", str(key), "--out",
+                          str(tmp_path / "out"), "--assignment", str(md)]) == 2
+    assert "run `make assignment SRC=" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()

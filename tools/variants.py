@@ -312,11 +312,11 @@ def _assignment_build(md):
     built = hw.md.parent / "build"
     if not (built / f"{hw.name}.ipynb").is_file():
         raise UsageError(f"{built / (hw.name + '.ipynb')} is missing: run `make assignment SRC={md}` first.")
-    return built
+    return built, len(hw.variants)
 
 
 def _cmd_handout(args):
-    editions = _assignment_build(args.assignment) if args.assignment else EDITIONS
+    editions, count = _assignment_build(args.assignment) if args.assignment else (EDITIONS, len(_variants.registered()))
     folders, changes = handout(args.roster, args.key, args.out, editions=editions)
     for student, exercise, earlier in changes:
         if earlier is None:
@@ -327,7 +327,7 @@ def _cmd_handout(args):
                   f"(kept in {overrides_path(args.key)})")
     overrides = read_overrides(args.key)
     print(f"handed out {len(folders)} folder(s) in {args.out}: one per student, each with every student notebook "
-          f"and that student's seeds for {len(_variants.registered())} variant exercise(s)"
+          f"and that student's seeds for {count} variant exercise(s)"
           + (f"; {len(overrides)} re-roll(s) from {overrides_path(args.key)}" if overrides else "") + ".")
 
 
