@@ -94,6 +94,8 @@ def execute_key(hw, timeout=600):
                 raise AssignmentError(f"{hw.md.name}: the solution of {label} fails its {kind} check {name}: "
                                       f"{message}")
     key.cells = [c for c in run.cells if not c.get("id", "").startswith("verify-")]
+    for cell in key.cells:  # the same bytes at every build of the same page
+        cell.metadata.pop("execution", None)
     return key
 
 
