@@ -461,3 +461,17 @@ def test_handout_of_an_assignment_not_built_is_refused(tmp_path, capsys):
                           str(tmp_path / "out"), "--assignment", str(md)]) == 2
     assert "run `make assignment SRC=" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_reroll_and_show_take_an_assignment(tmp_path, capsys):
+    key = variants.write_key(tmp_path / "course.key")
+    (tmp_path / "roster.csv").write_text("student\nann\n")
+    label = "ex-hw-exponential-rate"
+    assert variants.main(["reroll", "--key", str(key), "--student", "ann", "--exercise", label,
+                          "--assignment", str(EXAMPLE)]) == 0
+    assert ("ann", label) in variants.read_overrides(key)
+    assert variants.main(["show", "--roster", str(tmp_path / "roster.csv"), "--key", str(key),
+                          "--assignment", str(EXAMPLE)]) == 0
+    shown = capsys.readouterr().out
+    assert f"  {label} (seed {variants.read_overrides(key)[('ann', label)]}): n = " in shown
+    assert "ex-gaussian-kl-value" not in shown  # the assignment's variants only

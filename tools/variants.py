@@ -5,6 +5,7 @@
                                                              # make handout ROSTER=roster.csv KEY=course.key
     python tools/variants.py reroll --key KEY --student ID --exercise LABEL [--reason TEXT]
     python tools/variants.py show --roster CSV --key KEY     # every student's numbers, for the instructor
+    (handout, reroll and show take --assignment path/to/hw1.md for an instructor's own homework)
 
 An exercise whose answer is a number has a variant cell,
 ``lib.checks.variant("ex-...", seed=0)``.  ``handout`` copies every student
@@ -300,23 +301,26 @@ def _cmd_key(args):
           "handout: whoever has it can compute every student's numbers.")
 
 
-def _assignment_build(md):
-    """The folder of an instructor's built assignment (issue 39), its variants registered here."""
-    sys.path.insert(0, str(ROOT / "tools")) if str(ROOT / "tools") not in sys.path else None
+def _assignment(md):
+    """An instructor's own homework (issue 39, tools/grader/assignment.py), its variants registered here."""
+    if str(ROOT / "tools") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tools"))
     from grader import assignment
 
     try:
-        hw = assignment.load(md)
+        return assignment.load(md)
     except assignment.AssignmentError as exc:
         raise UsageError(str(exc)) from None
-    built = hw.md.parent / "build"
-    if not (built / f"{hw.name}.ipynb").is_file():
-        raise UsageError(f"{built / (hw.name + '.ipynb')} is missing: run `make assignment SRC={md}` first.")
-    return built, len(hw.variants)
 
 
 def _cmd_handout(args):
-    editions, count = _assignment_build(args.assignment) if args.assignment else (EDITIONS, len(_variants.registered()))
+    editions, count = EDITIONS, len(_variants.registered())
+    if args.assignment:
+        hw = _assignment(args.assignment)
+        editions, count = hw.md.parent / "build", len(hw.variants)
+        if not (editions / f"{hw.name}.ipynb").is_file():
+            raise UsageError(f"{editions / (hw.name + '.ipynb')} is missing: run `make assignment "
+                             f"SRC={args.assignment}` first.")
     folders, changes = handout(args.roster, args.key, args.out, editions=editions)
     for student, exercise, earlier in changes:
         if earlier is None:
@@ -333,6 +337,8 @@ def _cmd_handout(args):
 
 def _cmd_reroll(args):
     key = read_key(args.key)
+    if args.assignment:
+        _assignment(args.assignment)
     if args.exercise not in _variants.registered():
         raise UsageError(f"{args.exercise!r} has no variants; those that do: "
                          f"{', '.join(sorted(_variants.registered()))}.")
@@ -352,7 +358,11 @@ def _cmd_reroll(args):
 
 def _cmd_show(args):
     key = read_key(args.key)
-    table = seeds(key, read_roster(args.roster), read_overrides(args.key))
+    only = _assignment(args.assignment).variants if args.assignment else None
+    if only == []:
+        print(f"{args.assignment} has no variant exercise.")
+        return
+    table = seeds(key, read_roster(args.roster), read_overrides(args.key), exercises=only)
     specs = _variants.registered()
     for student, mine in table.items():
         print(f"{student}:")
@@ -378,10 +388,12 @@ def main(argv=None):
     p.add_argument("--student", required=True)
     p.add_argument("--exercise", required=True, help="an exercise label, e.g. ex-elbo-gap")
     p.add_argument("--reason", help="why (kept in the overrides file)")
+    p.add_argument("--assignment", type=Path, help="an instructor's own homework, path/to/hw1.md (issue 39)")
     p.set_defaults(run=_cmd_reroll)
     p = sub.add_parser("show", help="print every student's numbers (for the instructor)")
     p.add_argument("--roster", type=Path, required=True)
     p.add_argument("--key", type=Path, required=True)
+    p.add_argument("--assignment", type=Path, help="an instructor's own homework, path/to/hw1.md (issue 39)")
     p.set_defaults(run=_cmd_show)
     args = parser.parse_args(argv)
     try:
