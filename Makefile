@@ -13,7 +13,7 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student serve clean bench grade course-key handout test-oldest dist test-wheel
+.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student serve clean bench grade course-key handout assignment test-oldest dist test-wheel
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
@@ -26,6 +26,7 @@ help:
 	@echo "make grade SUBMISSIONS=dir [KEY=course.key] [ROSTER=roster.csv LMS=canvas] [STUDENT=s01] [OUT=dir]  grade homework (see README)"
 	@echo "make course-key KEY=course.key   write a new course key (per-student variants)"
 	@echo "make handout ROSTER=roster.csv KEY=course.key [OUT=handout]  one folder of notebooks per student"
+	@echo "make assignment SRC=path/hw1.md   an instructor's own homework: student notebook and answer key"
 	@echo "make test-wheel  run every student notebook as on Colab: oldest stack, set-up cell installs the built wheel"
 	@echo "make dist       build lib's sdist and py3-none-any wheel into dist/ and check them (twine, file list)"
 
@@ -162,7 +163,7 @@ OUT ?= grades
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [KEY=course.key] [ROSTER=roster.csv] [OUT=folder] [GRADE_ARGS=...]"; exit 2; }
 	@bash tools/install_sandbox.sh
-	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(GRADE_BOOK_ARGS) $(GRADE_ARGS)
+	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(GRADE_BOOK_ARGS) $(GRADE_ARGS)
 
 # Variants (README, "Teaching with this book"): a course key, then one folder of notebooks per
 # student with that student's numbers. OUT defaults to handout/ here.
@@ -172,7 +173,15 @@ course-key:
 
 handout: $(STAMP)
 	@test -n "$(ROSTER)" -a -n "$(KEY)" || { echo "usage: make handout ROSTER=roster.csv KEY=course.key [OUT=handout]"; exit 2; }
-	$(PY) tools/variants.py handout --roster "$(ROSTER)" --key "$(KEY)" --out "$(if $(filter command line environment,$(origin OUT)),$(OUT),handout)"
+	$(PY) tools/variants.py handout --roster "$(ROSTER)" --key "$(KEY)" --out "$(if $(filter command line environment,$(origin OUT)),$(OUT),handout)" $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)")
+
+# An instructor's own homework (issue 39; README, "Teaching with this book"): path/to/hw1.md with
+# checks.py and hidden_checks.py beside it -> path/to/build/hw1.ipynb (the student notebook) and
+# hw1.key.ipynb (the answer key, executed: every public and hidden check must pass). Hand it out with
+# `make handout ... ASSIGNMENT=path/to/hw1.md`, grade it with `make grade ... ASSIGNMENT=path/to/hw1.md`.
+assignment: $(STAMP)
+	@test -n "$(SRC)" || { echo "usage: make assignment SRC=path/to/hw1.md"; exit 2; }
+	$(THREADS) $(PY) tools/assignment.py "$(SRC)"
 
 # The wheel as Colab gets it (README, "Supported versions"): every student notebook, top
 # to bottom, from a folder outside the checkout, on the oldest stack the README supports

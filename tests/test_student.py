@@ -21,6 +21,7 @@ import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,19 +35,6 @@ import student_edition  # noqa: E402  (_ext/student_edition.py)
 
 SOURCES = book.chapter_sources()
 IDS = [p.stem for p in SOURCES]
-
-# MyST that Jupyter and Colab would show as raw text.
-RAW_MYST = {
-    "a backtick directive": r"```\{",
-    "a colon directive": r":::\{",
-    "an {eq} role": r"\{eq\}`",
-    "a {cite} role": r"\{cite",
-    "a {prf:...} directive or role": r"\{prf:",
-    "a {numref} role": r"\{numref\}`",
-    "a (label)= target": r"^\s*\([^()\s]+\)=\s*$",
-    "an equation label after $$": r"\$\$[ \t]*\([^()\s]+\)",
-    "a role": r"\{[a-z][\w:-]*\}`",
-}
 
 
 def _student_notebook(md):
@@ -124,24 +112,17 @@ def test_student_notebook_has_no_solutions(md):
     assert not leaked, f"{md.stem}: the student notebook contains solution lines: {leaked[:5]}"
 
 
-def _without_code(markdown):
-    """Markdown with fenced code blocks and inline code spans removed (they may show MyST on purpose)."""
-    markdown = re.sub(r"^(?P<f>[ \t>]*(?:`{3,}|~{3,})).*?^(?P=f)[^\n]*$", "", markdown, flags=re.S | re.M)
-    return re.sub(r"(`+)(?:.*?[^`])?\1(?!`)", "", markdown, flags=re.S)
+@pytest.mark.parametrize("md", SOURCES, ids=IDS)
+def test_student_notebook_is_plain_markdown(md):
+    problems = student.raw_myst(_student_notebook(md))
+    assert not problems, f"{md.stem}: raw MyST in the student notebook:\n" + "\n".join(problems[:10])
 
 
 @pytest.mark.parametrize("md", SOURCES, ids=IDS)
-def test_student_notebook_is_plain_markdown(md):
-    nb = _student_notebook(md)
-    problems = []
-    for cell in nb["cells"]:
-        if cell["cell_type"] != "markdown":
-            continue
-        text = _without_code(_source(cell))
-        for what, pattern in RAW_MYST.items():
-            for match in re.finditer(pattern, text, re.M):
-                problems.append(f"cell {cell['id']}: {what}: {match.group(0)!r}")
-    assert not problems, f"{md.stem}: raw MyST in the student notebook:\n" + "\n".join(problems[:10])
+def test_student_notebook_is_valid(md):
+    """The checks an instructor's assignment notebook passes too (tools/student.py, ``problems``)."""
+    problems = student.problems(nbformat.read(student.student_notebook_path(md), as_version=4))
+    assert not problems, f"{md.stem}: " + "\n".join(problems[:10])
 
 
 @pytest.mark.parametrize("md", SOURCES, ids=IDS)

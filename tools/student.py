@@ -13,6 +13,7 @@ the answer key the tests run.
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +41,62 @@ def run_builder(fresh=False):
     WARNINGS[:] = [line for line in (proc.stdout + proc.stderr).splitlines() if "WARNING" in line or "ERROR" in line]
     print("".join(f"student builder: {line}\n" for line in WARNINGS), end="", file=sys.stderr)
     _BUILT.append(True)
+
+
+# MyST that Jupyter and Colab would show as raw text (what no student notebook may hold).
+RAW_MYST = {
+    "a backtick directive": r"```\{",
+    "a colon directive": r":::\{",
+    "an {eq} role": r"\{eq\}`",
+    "a {cite} role": r"\{cite",
+    "a {prf:...} directive or role": r"\{prf:",
+    "a {numref} role": r"\{numref\}`",
+    "a (label)= target": r"^\s*\([^()\s]+\)=\s*$",
+    "an equation label after $$": r"\$\$[ \t]*\([^()\s]+\)",
+    "a role": r"\{[a-z][\w:-]*\}`",
+}
+
+
+def without_code(markdown):
+    """Markdown with fenced code blocks and inline code spans removed (they may show MyST on purpose)."""
+    markdown = re.sub(r"^(?P<f>[ \t>]*(?:`{3,}|~{3,})).*?^(?P=f)[^\n]*$", "", markdown, flags=re.S | re.M)
+    return re.sub(r"(`+)(?:.*?[^`])?\1(?!`)", "", markdown, flags=re.S)
+
+
+def raw_myst(nb):
+    """["cell <id>: <what>: <text>"] for every piece of raw MyST in ``nb``'s Markdown cells."""
+    problems = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        for what, pattern in RAW_MYST.items():
+            for match in re.finditer(pattern, without_code(source), re.M):
+                problems.append(f"cell {cell['id']}: {what}: {match.group(0)!r}")
+    return problems
+
+
+def problems(nb):
+    """What keeps ``nb`` (nbformat) from being a student notebook: [] when it is one.
+
+    The nbformat schema, ids that are unique, code cells without outputs, no cell tagged ``solution``,
+    no raw MyST (``raw_myst``).  The book's student editions (tests/test_student.py) and an instructor's
+    assignment (tools/assignment.py) are held to it.
+    """
+    found = []
+    try:
+        nbformat.validate(nb)
+    except nbformat.ValidationError as exc:
+        found.append(f"not a valid notebook: {str(exc).splitlines()[0]}")
+    ids = [cell.get("id") for cell in nb["cells"]]
+    found += [f"cell id {i!r} is used twice" for i in sorted({i for i in ids if ids.count(i) > 1}, key=str)]
+    for cell in nb["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] == "code" and (cell.get("outputs") or cell.get("execution_count") is not None):
+            found.append(f"cell {cell['id']} has outputs")
+        if "solution" in tags:
+            found.append(f"cell {cell['id']} is tagged solution")
+    return found + raw_myst(nb)
 
 
 def student_notebook_path(md):

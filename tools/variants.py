@@ -1,10 +1,11 @@
 """Per-student variants: a course key, one handout folder per student, re-rolls.
 
     python tools/variants.py key KEY                         # make course-key KEY=course.key
-    python tools/variants.py handout --roster CSV --key KEY [--out handout]
+    python tools/variants.py handout --roster CSV --key KEY [--out handout] [--assignment path/to/hw1.md]
                                                              # make handout ROSTER=roster.csv KEY=course.key
     python tools/variants.py reroll --key KEY --student ID --exercise LABEL [--reason TEXT]
     python tools/variants.py show --roster CSV --key KEY     # every student's numbers, for the instructor
+    (handout, reroll and show take --assignment path/to/hw1.md for an instructor's own homework)
 
 An exercise whose answer is a number has a variant cell,
 ``lib.checks.variant("ex-...", seed=0)``.  ``handout`` copies every student
@@ -325,8 +326,27 @@ def _cmd_key(args):
           "handout: whoever has it can compute every student's numbers.")
 
 
+def _assignment(md):
+    """An instructor's own homework (issue 39, tools/grader/assignment.py), its variants registered here."""
+    if str(ROOT / "tools") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tools"))
+    from grader import assignment
+
+    try:
+        return assignment.load(md)
+    except assignment.AssignmentError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _cmd_handout(args):
-    folders, changes = handout(args.roster, args.key, args.out)
+    editions, count = EDITIONS, len(_variants.registered())
+    if args.assignment:
+        hw = _assignment(args.assignment)
+        editions, count = hw.md.parent / "build", len(hw.variants)
+        if not (editions / f"{hw.name}.ipynb").is_file():
+            raise UsageError(f"{editions / (hw.name + '.ipynb')} is missing: run `make assignment "
+                             f"SRC={args.assignment}` first.")
+    folders, changes = handout(args.roster, args.key, args.out, editions=editions)
     for student, exercise, earlier in changes:
         if earlier is None:
             print(f"note: {exercise}: no variant for {student} lies apart from every earlier student's "
@@ -336,12 +356,14 @@ def _cmd_handout(args):
                   f"(kept in {overrides_path(args.key)})")
     overrides = read_overrides(args.key)
     print(f"handed out {len(folders)} folder(s) in {args.out}: one per student, each with every student notebook "
-          f"and that student's seeds for {len(_variants.registered())} variant exercise(s)"
+          f"and that student's seeds for {count} variant exercise(s)"
           + (f"; {len(overrides)} re-roll(s) from {overrides_path(args.key)}" if overrides else "") + ".")
 
 
 def _cmd_reroll(args):
     key = read_key(args.key)
+    if args.assignment:
+        _assignment(args.assignment)
     if args.exercise not in _variants.registered():
         raise UsageError(f"{args.exercise!r} has no variants; those that do: "
                          f"{', '.join(sorted(_variants.registered()))}.")
@@ -361,7 +383,11 @@ def _cmd_reroll(args):
 
 def _cmd_show(args):
     key = read_key(args.key)
-    table = seeds(key, read_roster(args.roster), read_overrides(args.key))
+    only = _assignment(args.assignment).variants if args.assignment else None
+    if only == []:
+        print(f"{args.assignment} has no variant exercise.")
+        return
+    table = seeds(key, read_roster(args.roster), read_overrides(args.key), exercises=only)
     specs = _variants.registered()
     for student, mine in table.items():
         print(f"{student}:")
@@ -379,16 +405,20 @@ def main(argv=None):
     p.add_argument("--roster", type=Path, required=True, help="CSV file with a `student` column")
     p.add_argument("--key", type=Path, required=True, help="the course key (make course-key)")
     p.add_argument("--out", type=Path, default=Path("handout"), help="output folder (default: handout)")
+    p.add_argument("--assignment", type=Path, help="hand out an instructor's own homework, path/to/hw1.md "
+                   "(built first: make assignment SRC=...), not the book's student notebooks")
     p.set_defaults(run=_cmd_handout)
     p = sub.add_parser("reroll", help="give one student a new seed for one exercise")
     p.add_argument("--key", type=Path, required=True)
     p.add_argument("--student", required=True)
     p.add_argument("--exercise", required=True, help="an exercise label, e.g. ex-elbo-gap")
     p.add_argument("--reason", help="why (kept in the overrides file)")
+    p.add_argument("--assignment", type=Path, help="an instructor's own homework, path/to/hw1.md (issue 39)")
     p.set_defaults(run=_cmd_reroll)
     p = sub.add_parser("show", help="print every student's numbers (for the instructor)")
     p.add_argument("--roster", type=Path, required=True)
     p.add_argument("--key", type=Path, required=True)
+    p.add_argument("--assignment", type=Path, help="an instructor's own homework, path/to/hw1.md (issue 39)")
     p.set_defaults(run=_cmd_show)
     args = parser.parse_args(argv)
     try:

@@ -57,5 +57,7 @@ The package, one module per stage (``tools/grade.py`` is its entry point):
 * :mod:`grader.report`  - the results as trusted data: grades.csv, variants.csv, feedback, summary;
 * :mod:`grader.lms`     - the grade book: the roster's students as an LMS's import file (``--lms``);
 * :mod:`grader.feedback_html` - ``OUT/feedback/<student>.html``, linked to the web book;
+* :mod:`grader.assignment` - an instructor's own homework (``--assignment hw1.md``): its page, public and
+  hidden checks, student notebook, and the judging of both checks;
 * :mod:`grader.cli`     - the command line: the whole class.
 """

@@ -61,6 +61,9 @@ def build_parser():
     parser.add_argument("--student", type=lambda text: [s.strip() for s in text.split(",") if s.strip()],
                         help="grade again only these students' submissions (comma-separated ids), keep every "
                              "other result, and rewrite grades.csv, the LMS files and the summary from all results")
+    parser.add_argument("--assignment", type=Path,
+                        help="an instructor's own homework, path/to/hw1.md (with checks.py and hidden_checks.py "
+                             "beside it): grade its notebooks instead of the book's pages")
     parser.add_argument("--editions", type=Path, default=EDITIONS, help=argparse.SUPPRESS)
     return parser
 
@@ -95,6 +98,16 @@ def main(argv=None):
         parser.error("the output folder must not be inside the submissions folder")
     import variants as handouts
 
+    homework = None
+    if args.assignment:  # issue 39: loaded (and its variants registered) before the key's seeds are computed
+        from grader import assignment
+
+        try:
+            homework = assignment.editions(args.assignment)
+        except assignment.AssignmentError as exc:
+            parser.error(str(exc))
+        args.assignment = args.assignment.resolve()
+        args.chapter = next(iter(homework))
     try:
         key = handouts.read_key(args.key) if args.key else None
         roster_rows = handouts.read_roster_rows(args.roster) if args.roster else []
@@ -115,7 +128,10 @@ def main(argv=None):
                   "by its owner only (chmod go=)", file=sys.stderr)
     # hidden by path from every kernel, should they lie inside a folder the sandbox binds
     limits = limits_for(args, [args.submissions, args.out, ROOT / "chapters", *secrets,
-                               *([args.roster.resolve()] if args.roster else [])])
+                               *([args.roster.resolve()] if args.roster else []),
+                               *([args.assignment.parent] if args.assignment else [])])
+    if args.assignment:  # each grading process loads it again (grader/run.py); no kernel sees its folder
+        limits["assignment"] = str(args.assignment)
     problem = sandbox.probe(ROOT, limits)
     if problem and not args.unsafe_no_sandbox:
         print(f"grade.py: cannot sandbox the students' kernels on this machine: {problem}.\n"
@@ -125,7 +141,7 @@ def main(argv=None):
     if args.unsafe_no_sandbox:
         print("WARNING: --unsafe-no-sandbox: the students' code runs as this user, with its files, network "
               "and processes, without memory or process limits for the whole tree.", file=sys.stderr)
-    editions = load_editions(args.editions)
+    editions = homework or load_editions(args.editions)
     if args.chapter and args.chapter not in editions:
         parser.error(f"--chapter {args.chapter}: no student edition of that name in {args.editions}")
     before = fingerprint(args.submissions)
@@ -152,7 +168,7 @@ def main(argv=None):
               "as they are")
     elif skipped:
         print(f"{skipped} submission(s) already graded: skipped (use --force to grade them again)")
-    book_url = _book_url()
+    book_url = None if args.assignment else _book_url()  # an assignment is not a page of the web book
     start, done = time.monotonic(), 0
     _progress(0, len(todo), start)
     results = {}

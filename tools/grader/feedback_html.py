@@ -70,7 +70,8 @@ def exercise_url(book_url, page, label):
 
 
 def render(result, book_url):
-    """The whole page for one result (a dict as report.validated makes it)."""
+    """The whole page for one result (a dict as report.validated makes it). ``book_url`` None: no links
+    (an instructor's own homework, ``--assignment``, is not a page of the web book)."""
     student = html.escape(result["student"], quote=True)  # already printable (find.printable_name)
     total, top = score(result)
     parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
@@ -78,7 +79,9 @@ def render(result, book_url):
              f"<title>Feedback for {student}</title>", f"<style>{STYLE}</style>", "</head>", "<body>", "<main>",
              f"<h1>Feedback for {student}</h1>"]
     page = result["page"]
-    if page:
+    if page and book_url is None:
+        parts.append(f'<p class="meta">Notebook: {html.escape(page)}</p>')
+    elif page:
         page_url = html.escape(f"{book_url}/chapters/{urllib.parse.quote(page)}.html", quote=True)
         parts.append(f'<p class="meta">Notebook: <a href="{page_url}">{html.escape(page)}</a></p>')
     parts.append(f'<p class="score"><strong>Score: {total:g} / {top:g}</strong></p>')
@@ -90,9 +93,11 @@ def render(result, book_url):
                   '<th scope="col">Message</th></tr></thead>', "<tbody>"]
         for ex in result["exercises"]:
             earned = ex["points"] if ex["status"] == "passed" else 0
-            link = html.escape(exercise_url(book_url, page, ex["exercise"]), quote=True)
+            name = html.escape(ex["exercise"])
+            if book_url is not None:
+                name = f'<a href="{html.escape(exercise_url(book_url, page, ex["exercise"]), quote=True)}">{name}</a>'
             status = html.escape(ex["status"])
-            parts.append(f'<tr><th scope="row"><a href="{link}">{html.escape(ex["exercise"])}</a></th>'
+            parts.append(f'<tr><th scope="row">{name}</th>'
                          f'<td class="points">{earned:g} / {ex["points"]:g}</td>'
                          f'<td class="{status.replace(" ", "-")}">{status}</td>'
                          f'<td class="message">{_text(" ".join(ex["message"].splitlines()))}</td></tr>')

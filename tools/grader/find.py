@@ -50,29 +50,35 @@ def _load_editions(folder):
     for path in sorted(Path(folder).glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         page = (nb.metadata.get("genmodels") or {}).get("page", path.stem)
-        checks, exercises, previous_code = [], [], None
-        for cell in nb.cells:
-            if cell.cell_type != "code":
-                continue
-            if "check" in cell.metadata.get("tags", []):
-                label = cell.metadata.get("exercise") or f"check-{cell.id}"
-                points = cell.metadata.get("points", 1)
-                checks.append({"id": cell.id, "source": cell.source, "exercise": label, "points": points,
-                               "after": previous_code, "tag": cell.metadata.get("exercise"),
-                               "call": parse_check(cell.source, cell.id)})
-                exercises.append((label, points))
-            previous_code = cell.id
-        editions[page] = {"checks": checks, "exercises": exercises, "nb": nb, "path": path}
+        editions[page] = edition_of(nb, path)
     return editions
 
 
-def parse_check(source, cell_id="?"):
+def edition_of(nb, path, module="lib.checks"):
+    """One student edition as the grader uses it; ``module``: what its check cells call (an assignment's
+    call ``checks.<name>``, grader/assignment.py)."""
+    checks, exercises, previous_code = [], [], None
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if "check" in cell.metadata.get("tags", []):
+            label = cell.metadata.get("exercise") or f"check-{cell.id}"
+            points = cell.metadata.get("points", 1)
+            checks.append({"id": cell.id, "source": cell.source, "exercise": label, "points": points,
+                           "after": previous_code, "tag": cell.metadata.get("exercise"),
+                           "call": parse_check(cell.source, cell.id, module)})
+            exercises.append((label, points))
+        previous_code = cell.id
+    return {"checks": checks, "exercises": exercises, "nb": nb, "path": path}
+
+
+def parse_check(source, cell_id="?", module="lib.checks"):
     """``lib.checks.name(a, b, k=c)`` -> ("name", ["a", "b"], {"k": "c"}): parsed, never run."""
     tree = ast.parse(source)
     call = tree.body[0].value if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) else None
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-            and ast.unparse(call.func.value) == "lib.checks"):
-        raise ValueError(f"check cell {cell_id} is not a single call lib.checks.<name>(...)")
+            and ast.unparse(call.func.value) == module):
+        raise ValueError(f"check cell {cell_id} is not a single call {module}.<name>(...)")
     if not all(isinstance(a, ast.Name) for a in call.args) or not all(
             k.arg and isinstance(k.value, ast.Name) for k in call.keywords):
         raise ValueError(f"check cell {cell_id}: the check's arguments must be names of the student's answers")
@@ -129,6 +135,8 @@ def plan(nb, edition):
         tags = [bounded(t, 40) for t in (tags if isinstance(tags, list) else [])[:10] if isinstance(t, str)]
         if cid in pristine or "check" in tags:
             continue
+        if edition.get("assignment") and (cid == "assignment-checks" or "assignment-checks" in tags):
+            continue  # an assignment's public checks: judged in the grader, never run in the kernel
         if cid.startswith("grader-"):
             renamed.append(cid)
             cid = "student-" + cid

@@ -19,13 +19,13 @@ def policy(fn):
     return _core.policy_of(fn)
 
 
-def run_check(check, runner):
-    """(status, message) of one check, judged in this process."""
+def run_check(check, runner, fn=None):
+    """(status, message) of one check, judged in this process; ``fn``: the check (default: lib.checks')."""
     import lib.checks
     from lib.checks import _core
 
     name, arg_names, kwarg_names = check["call"]
-    fn = getattr(lib.checks, name)
+    fn = fn or getattr(lib.checks, name)
     allowed = policy(fn)  # applied in the kernel (agent.py), as in the student's own check cell
     runner.deadline = time.monotonic() + runner.limits["cell_timeout"]
     try:

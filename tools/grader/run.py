@@ -37,6 +37,10 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
     variants = variants or {"mine": {}, "owners": {}, "keyed": False}
 
     editions = load_editions(editions_dir)
+    if limits.get("assignment"):  # an instructor's own homework (grade.py --assignment)
+        from grader import assignment
+
+        editions = assignment.editions(limits["assignment"])
     student = student or Path(submission).stem
     try:  # never through a link: the file as it is in the folder, or nothing
         fd = os.open(submission, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -71,6 +75,12 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
         _save(result, target)
         return result
     edition = editions[page]
+    judge_check = run_check
+    if edition.get("assignment"):  # its public and its hidden check (grader/assignment.py)
+        from grader.assignment import judge
+
+        def judge_check(check, runner):
+            return judge(check, runner, edition)
     steps, notes = plan(nb, edition)
     result["notes"] += notes
     decided = variant_decisions(nb, edition, variants)
@@ -127,10 +137,10 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
                 ex.update(status="failed", message=variant_message(label, verdict, owner, variants["keyed"]))
             elif label in decided:
                 with _variants.using(label, seed):  # the student's own numbers, from the key
-                    status, message = run_check(check, runner)
+                    status, message = judge_check(check, runner)
                 ex.update(status=status, message=message)
             else:
-                status, message = run_check(check, runner)
+                status, message = judge_check(check, runner)
                 ex.update(status=status, message=message)
             _save(result, target)
         if runner.dead:
