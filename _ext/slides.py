@@ -44,6 +44,7 @@ REVEAL = ROOT / "browser_tests" / "node_modules" / "reveal.js" / "dist"
 DECK_PAGE = re.compile(r"^chapters/\d\d_[^/]+$")  # the numbered chapter and section pages
 LONG_OUTPUT = 12  # text outputs with more lines stay in the book
 BIG = ("figure", "cell", "directive")  # blocks that start a slide of their own when it is not empty
+CAPACITY = 4  # equations and paragraphs on one slide (an equation of several lines counts more)
 WEB = "../html"  # the web book, relative to _build/slides/
 
 
@@ -110,6 +111,19 @@ class Slide:
     def big(self):
         return any(kind in BIG for kind, _ in self.blocks)
 
+    @property
+    def weight(self):
+        return sum(weight(kind, node) for kind, node in self.blocks)
+
+
+def weight(kind, node):
+    """How much of a slide a block takes: a big block all of it, an equation one unit per two lines."""
+    if kind in BIG:
+        return CAPACITY
+    if isinstance(node, nodes.math_block):
+        return 1 + node.astext().count("\\\\") // 2
+    return 1
+
 
 def deck_slides(doctree, secnumbers):
     """The page's slides: (title slide, [Slide ...]) from the resolved doctree and its section numbers."""
@@ -128,7 +142,8 @@ def deck_slides(doctree, secnumbers):
 
         def add(kind, node):
             cur = current[0]
-            if cur.blocks and (kind in BIG or cur.big) or (top and cur is slide):
+            if cur.blocks and (kind in BIG or cur.big or cur.weight + weight(kind, node) > CAPACITY) or (
+                    top and cur is slide):
                 cont = Slide(title, section["ids"][0], number_of(section, top))
                 cont.continued = bool(cur.blocks) or not top
                 slides.append(cont)
