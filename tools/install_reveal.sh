@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# reveal.js from the npm registry for the lecture slides (make slides; _ext/slides.py copies it next to
+# reveal.js from the npm registry for the lecture slides (make slides; _ext/slide_decks.py copies it next to
 # the decks). browser_tests/package.json pins the version and package-lock.json its checksum (beside
 # axe-core, tools/install_axe.sh); `npm ci` installs exactly that into browser_tests/node_modules.
 # Idempotent: nothing to do when it is already there.

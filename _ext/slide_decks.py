@@ -44,6 +44,7 @@ REVEAL = ROOT / "browser_tests" / "node_modules" / "reveal.js" / "dist"
 DECK_PAGE = re.compile(r"^chapters/\d\d_[^/]+$")  # the numbered chapter and section pages
 LONG_OUTPUT = 12  # text outputs with more lines stay in the book
 BIG = ("figure", "cell", "directive")  # blocks that start a slide of their own when it is not empty
+CELL_TAGS = {"slide", "slide-code"}  # a code cell's tags that put it on a slide
 CAPACITY = 4  # equations and paragraphs on one slide (an equation of several lines counts more)
 WEB = "../html"  # the web book, relative to _build/slides/
 
@@ -169,7 +170,7 @@ def deck_slides(doctree, secnumbers):
                                        location=node)
                     else:
                         add(kind_of(block), block)
-                elif is_cell(node) and cell_tags(node) & {"slide", "slide-code"}:
+                elif is_cell(node) and cell_tags(node) & CELL_TAGS:
                     if left_out(node):
                         logger.warning(f"slides: a `slide` tag on {left_out(node)}, which stays in the book",
                                        location=node)
@@ -313,7 +314,7 @@ class SlidesBuilder(StandaloneHTMLBuilder):
         mathjax = Path(importlib.util.find_spec("sphinx-mathjax-offline").origin).parent / "static" / "mathjax"
         if not (out / "mathjax" / "tex-chtml.js").is_file():
             copy_asset(str(mathjax), str(out / "mathjax"))
-        shutil.copyfile(Path(__file__).with_name("slides.css"), out / "slides.css")
+        shutil.copyfile(Path(__file__).with_name("slide_decks.css"), out / "slides.css")
 
     def dump_inventory(self):
         pass
