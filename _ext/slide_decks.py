@@ -257,6 +257,17 @@ class SlidesBuilder(StandaloneHTMLBuilder):
                  f'<p class="deck-book">{book}</p>'
                  f'<p class="deck-web"><a href="{page}">Read this page in the web book</a></p>'
                  + self.notes_html(first) + "</section>"]
+        # The lecture's arc: the page's sections, each a link to its first slide.
+        depth, seen, items = first.number.count(".") + 1, set(), []
+        for i, slide in enumerate(slides):
+            if slide.number.count(".") + 1 == depth + 1 and slide.anchor not in seen:
+                seen.add(slide.anchor)
+                items.append(f'<li><a href="#/slide-{i + 1}"><span class="secnum">{slide.number}</span> '
+                             f'{self.title_html(slide.title)}</a></li>')
+        if items:
+            parts.append(f'<section id="deck-outline" data-web="{page}"><h2>Outline</h2>'
+                         f'<ol class="outline{" long" if len(items) > 7 else ""}">{"".join(items)}</ol>'
+                         f'<a class="book-link" href="{page}">This page in the web book</a></section>')
         for i, slide in enumerate(slides):
             body = self.web_links(self.render([slide_block(k, n) for k, n in slide.blocks]), docname)
             cont = " (cont.)" if getattr(slide, "continued", False) else ""
