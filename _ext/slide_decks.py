@@ -358,7 +358,13 @@ PAGE = """<!DOCTYPE html>
 Reveal.initialize({{width: 1280, height: 720, margin: 0.04, center: false, hash: true, slideNumber: "c/t",
                    transition: "none", plugins: [RevealNotes]}}).then(() => {{
   const ready = window.MathJax && MathJax.startup && MathJax.startup.promise;
-  (ready || Promise.resolve()).then(() => {{ Reveal.layout(); document.body.dataset.ready = "1"; }});
+  (ready || Promise.resolve()).then(() => {{
+    // The print view shows every slide at once: none is hidden from assistive technology there.
+    if (Reveal.isPrintView()) document.querySelectorAll(".slides section[aria-hidden]").forEach(
+      s => s.removeAttribute("aria-hidden"));
+    Reveal.layout();
+    document.body.dataset.ready = "1";
+  }});
 }});
 </script>
 </body>
