@@ -49,6 +49,8 @@ test: $(STAMP)
 	mkdir -p _build
 	# bubblewrap, the grader's sandbox, before the tests that need it (seconds; nothing when present)
 	bash tools/install_sandbox.sh
+	# reveal.js for the slides (npm ci in browser_tests/: seconds; nothing when present)
+	bash tools/install_reveal.sh
 	(bash tools/install_browser.sh && bash tools/install_tex.sh) > _build/install.log 2>&1 & echo $$! > _build/install.pid
 	$(VENV)/bin/ruff check .
 	# chapter code within 88 columns: it fits the page in the PDF and the HTML
@@ -98,11 +100,14 @@ build-check: $(STAMP)
 	$(JB_BUILD)
 
 # The built book in headless Chromium, offline: math typeset, links, images, alt text,
-# folded solutions, launch buttons, dark mode; screenshots in _build/screenshots/.
+# folded solutions, launch buttons, dark mode; screenshots in _build/screenshots/; the slides.
 browser: $(STAMP)
 	bash tools/install_browser.sh
 	# the newest axe-core from npm, audited beside the bundled one (browser_tests/package.json)
 	bash tools/install_axe.sh
+	# the lecture slides from the doctrees of the build just made (browser_tests/test_slides.py)
+	bash tools/install_reveal.sh
+	$(PY) tools/slides.py
 	$(THREADS) $(PY) -m pytest browser_tests
 
 notebooks: $(STAMP)

@@ -356,7 +356,10 @@ PAGE = """<!DOCTYPE html>
 <script src="_static/reveal/plugin/notes.js"></script>
 <script>
 Reveal.initialize({{width: 1280, height: 720, margin: 0.04, center: false, hash: true, slideNumber: "c/t",
-                   transition: "none", plugins: [RevealNotes]}}).then(() => {{
+                   transition: "none", plugins: [RevealNotes],
+                   // a focused control of an interactive figure keeps its keys (reveal.js leaves only inputs alone)
+                   keyboardCondition: e => !(e.target.closest && e.target.closest("select, input, textarea"))
+                  }}).then(() => {{
   const ready = window.MathJax && MathJax.startup && MathJax.startup.promise;
   (ready || Promise.resolve()).then(() => {{
     // The print view shows every slide at once: none is hidden from assistive technology there.

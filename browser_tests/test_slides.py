@@ -161,3 +161,41 @@ def test_speaker_notes_reach_the_speaker_view(inspect):
     noted = [r for r in rows if r["notes"].strip()]
     assert len(noted) >= 3, rows
     assert not any(r["shown"] for r in rows)
+
+
+INTERACTIVE = [s for s in DECKS if 'class="interactive-figure"' in (SLIDES / f"{s}.html").read_text(encoding="utf-8")]
+
+
+def test_the_decks_have_interactive_figures():
+    assert len(INTERACTIVE) >= 5, INTERACTIVE
+
+
+@pytest.mark.parametrize("stem", INTERACTIVE)
+def test_interactive_figure_works_in_the_deck(deck_context, stem):
+    """On its slide, the figure draws itself and a control moved by the keyboard changes what it shows
+    (reveal.js leaves the arrow keys to a focused control)."""
+    page = deck_context.new_page()
+    try:
+        page.goto((SLIDES / f"{stem}.html").as_uri(), wait_until="load", timeout=bb.TIMEOUT_MS)
+        page.wait_for_selector("body[data-ready]", state="attached", timeout=bb.TIMEOUT_MS)
+        page.evaluate("""() => {
+          const fig = document.querySelector('.interactive-figure');
+          Reveal.slide(Reveal.getSlides().indexOf(fig.closest('.slides > section')));
+        }""")
+        page.wait_for_function("() => document.querySelector('.interactive-figure').hasAttribute('data-ready')",
+                               timeout=bb.TIMEOUT_MS)
+        at = page.evaluate("() => Reveal.getIndices().h")
+        fig = page.locator(".interactive-figure").first
+        control, output = fig.locator("[data-control]").first, fig.locator("output")
+        before = output.inner_text()
+        is_range = control.evaluate("e => e.type === 'range'")
+        at_end = control.evaluate(
+            "e => e.tagName === 'SELECT' ? e.selectedIndex === e.options.length - 1 : +e.value === +e.max")
+        control.focus()
+        page.keyboard.press(("ArrowLeft" if at_end else "ArrowRight") if is_range else ("ArrowUp" if at_end
+                                                                                      else "ArrowDown"))
+        page.wait_for_function("(t) => document.querySelector('.interactive-figure output').innerText !== t",
+                               arg=before, timeout=bb.TIMEOUT_MS)
+        assert page.evaluate("() => Reveal.getIndices().h") == at, f"{stem}: the arrow key left the slide"
+    finally:
+        page.close()
