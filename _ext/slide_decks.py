@@ -107,6 +107,7 @@ class Slide:
     def __init__(self, title, anchor, number):
         self.title, self.anchor, self.number = title, anchor, number
         self.blocks, self.notes = [], []  # (kind, node), str
+        self.continued = False  # the section's second or later slide
 
     @property
     def big(self):
@@ -270,7 +271,7 @@ class SlidesBuilder(StandaloneHTMLBuilder):
                          f'<a class="book-link" href="{page}">This page in the web book</a></section>')
         for i, slide in enumerate(slides):
             body = self.web_links(self.render([slide_block(k, n) for k, n in slide.blocks]), docname)
-            cont = " (cont.)" if getattr(slide, "continued", False) else ""
+            cont = " (cont.)" if slide.continued else ""
             number = f'<span class="secnum">{slide.number}</span> ' if slide.number else ""
             parts.append(f'<section id="slide-{i + 1}" data-web="{page}#{slide.anchor}">'
                          f'<h2>{number}{self.title_html(slide.title)}{cont}</h2>'
@@ -306,6 +307,9 @@ class SlidesBuilder(StandaloneHTMLBuilder):
         for key, value in (self.config.mathjax3_config or {}).items():
             config[key] = {**config.get(key, {}), **value} if isinstance(value, dict) else value
         return json.dumps(config)
+
+    def copy_assets(self):  # the theme's static files: a deck uses none of them (copy_deck_assets)
+        pass
 
     def finish(self):
         self.finish_tasks.add_task(self.copy_image_files)
