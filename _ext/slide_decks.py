@@ -271,6 +271,8 @@ class SlidesBuilder(StandaloneHTMLBuilder):
                          f'<a class="book-link" href="{page}">This page in the web book</a></section>')
         for i, slide in enumerate(slides):
             body = self.web_links(self.render([slide_block(k, n) for k, n in slide.blocks]), docname)
+            # reveal.js takes every <section> for a slide: sphinx-proof's content sections become divs
+            body = re.sub(r"<(/?)section\b", r"<\1div", body)
             cont = " (cont.)" if slide.continued else ""
             number = f'<span class="secnum">{slide.number}</span> ' if slide.number else ""
             parts.append(f'<section id="slide-{i + 1}" data-web="{page}#{slide.anchor}">'
@@ -359,6 +361,23 @@ PAGE = """<!DOCTYPE html>
 <script src="_static/reveal/reveal.js"></script>
 <script src="_static/reveal/plugin/notes.js"></script>
 <script>
+// Fit a shown slide (a hidden one has no size): a displayed equation wider than the slide is set
+// smaller until it fits, then the whole text if the slide is still too tall (down to 70%, as
+// beamer's shrink; the browser tests measure every slide).
+function fitSlide(slide) {{
+  const room = slide.clientWidth, body = slide.querySelector(".slide-body");
+  if (!room || !body) return;
+  slide.querySelectorAll('mjx-container[display="true"]').forEach(m => {{
+    m.style.fontSize = "";
+    const eqno = m.parentElement.querySelector(".eqno");
+    const width = m.scrollWidth + (eqno ? 2 * eqno.offsetWidth : 0);
+    if (width > room) m.style.fontSize = (100 * room / width).toFixed(1) + "%";
+  }});
+  body.style.fontSize = "";
+  for (let f = 95; slide.scrollHeight > Reveal.getConfig().height && f >= 70; f -= 5) {{
+    body.style.fontSize = (0.8 * f / 100).toFixed(3) + "em";
+  }}
+}}
 Reveal.initialize({{width: 1280, height: 720, margin: 0.04, center: false, hash: true, slideNumber: "c/t",
                    transition: "none", plugins: [RevealNotes],
                    // a focused control of an interactive figure keeps its keys (reveal.js leaves only inputs alone)
@@ -369,6 +388,8 @@ Reveal.initialize({{width: 1280, height: 720, margin: 0.04, center: false, hash:
     // The print view shows every slide at once: none is hidden from assistive technology there.
     if (Reveal.isPrintView()) document.querySelectorAll(".slides section[aria-hidden]").forEach(
       s => s.removeAttribute("aria-hidden"));
+    document.querySelectorAll(".slides > section").forEach(fitSlide);
+    Reveal.on("slidechanged", e => fitSlide(e.currentSlide));
     Reveal.layout();
     document.body.dataset.ready = "1";
   }});
