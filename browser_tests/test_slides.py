@@ -11,7 +11,8 @@ read that visit's report:
 * the print view lays out one page per slide (a slide taller than a page would take two);
 * axe-core (the npm release ``browser_tests/package.json`` pins) finds no WCAG 2.0/2.1 A or AA
   violation on the print view, where every slide is shown at once, nor on the presenting view;
-* speaker notes are hidden on the slide and reveal.js's notes plugin reads them for the speaker view.
+* speaker notes are hidden on the slide, and S opens the speaker view (a window of its own) with them;
+* every interactive figure works on its slide: a control moved by the keyboard changes it.
 """
 
 from __future__ import annotations
@@ -197,5 +198,25 @@ def test_interactive_figure_works_in_the_deck(deck_context, stem):
         page.wait_for_function("(t) => document.querySelector('.interactive-figure output').innerText !== t",
                                arg=before, timeout=bb.TIMEOUT_MS)
         assert page.evaluate("() => Reveal.getIndices().h") == at, f"{stem}: the arrow key left the slide"
+    finally:
+        page.close()
+
+
+def test_speaker_view_shows_the_notes(deck_context):
+    """S opens reveal.js's speaker view (a window of its own, from disk) with the current slide's notes."""
+    page = deck_context.new_page()
+    try:
+        page.goto((SLIDES / "04_em_gaussian_mixtures.html").as_uri() + "#/slide-1", wait_until="load",
+                  timeout=bb.TIMEOUT_MS)
+        page.wait_for_selector("body[data-ready]", state="attached", timeout=bb.TIMEOUT_MS)
+        want = " ".join(page.evaluate("() => Reveal.getCurrentSlide().querySelector('aside.notes').innerText").split())
+        assert want.startswith("Start from the generative story"), want
+        with deck_context.expect_page(timeout=bb.TIMEOUT_MS) as opened:
+            page.keyboard.press("s")
+        speaker = opened.value
+        speaker.wait_for_function("(t) => (document.querySelector('.speaker-controls-notes') || {}).innerText"
+                                  " && document.querySelector('.speaker-controls-notes').innerText.includes(t)",
+                                  arg=want[:40], timeout=bb.TIMEOUT_MS)
+        speaker.close()
     finally:
         page.close()
