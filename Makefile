@@ -13,13 +13,14 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student serve clean bench grade course-key handout assignment test-oldest dist test-wheel
+.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student slides serve clean bench grade course-key handout assignment test-oldest dist test-wheel
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
 	@echo "make test       run every test: unit, notebook sync, student edition, nbval (1 and 2 threads, Prescott kernels), -W build, browser, PDF"
 	@echo "make notebooks  re-execute chapters whose notebook no longer matches its .md; regenerate student notebooks"
 	@echo "make student    regenerate the student notebooks only"
+	@echo "make slides     build the lecture slides, one reveal.js deck per page, into _build/slides (README, Slides)"
 	@echo "make pdf        build the instructor's PDF (solutions inline) into _build/latex/book.pdf"
 	@echo "make serve      serve _build/html on http://127.0.0.1:8000"
 	@echo "make bench      run the benchmarks against scikit-learn"
@@ -49,6 +50,8 @@ test: $(STAMP)
 	mkdir -p _build
 	# bubblewrap, the grader's sandbox, before the tests that need it (seconds; nothing when present)
 	bash tools/install_sandbox.sh
+	# reveal.js for the slides (npm ci in browser_tests/: seconds; nothing when present)
+	bash tools/install_reveal.sh
 	(bash tools/install_browser.sh && bash tools/install_tex.sh) > _build/install.log 2>&1 & echo $$! > _build/install.pid
 	$(VENV)/bin/ruff check .
 	# chapter code within 88 columns: it fits the page in the PDF and the HTML
@@ -112,11 +115,14 @@ build-check: $(STAMP)
 	$(JB_BUILD)
 
 # The built book in headless Chromium, offline: math typeset, links, images, alt text,
-# folded solutions, launch buttons, dark mode; screenshots in _build/screenshots/.
+# folded solutions, launch buttons, dark mode; screenshots in _build/screenshots/; the slides.
 browser: $(STAMP)
 	bash tools/install_browser.sh
 	# the newest axe-core from npm, audited beside the bundled one (browser_tests/package.json)
 	bash tools/install_axe.sh
+	# the lecture slides from the doctrees of the build just made (browser_tests/test_slides.py)
+	bash tools/install_reveal.sh
+	$(PY) tools/slides.py
 	$(THREADS) $(PY) -m pytest browser_tests
 
 notebooks: $(STAMP)
@@ -126,6 +132,13 @@ notebooks: $(STAMP)
 # The student builder (_ext/student_edition.py) reuses the HTML build's _build/.doctrees.
 student: $(STAMP)
 	$(PY) tools/student.py
+
+# Lecture slides (README, "Slides"): the slides builder (_ext/slide_decks.py) reuses the HTML build's
+# doctrees and links every slide to the web book, so it builds the book first when it is missing.
+slides: $(STAMP)
+	bash tools/install_reveal.sh
+	test -f _build/html/index.html || $(MAKE) book
+	$(PY) tools/slides.py
 
 # The PDF prints solutions inline: it is the instructor's edition.  Installs
 # TeX Live from Debian's packages when missing (tools/install_tex.sh).

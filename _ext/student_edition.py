@@ -19,12 +19,13 @@ from pathlib import Path
 
 import answers  # _ext/answers.py: when a listing shows an exercise's answer
 import nbformat
+import slide_decks  # _ext/slide_decks.py: the slide markers, which the student edition leaves out
 from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 from sphinx_markdown_builder import MarkdownBuilder
 from sphinx_markdown_builder.contexts import SubContext
-from sphinx_markdown_builder.translator import MarkdownTranslator, pushing_context
+from sphinx_markdown_builder.translator import MarkdownTranslator, pushing_context, pushing_status
 
 logger = logging.getLogger(__name__)
 TOOLS = str(Path(__file__).resolve().parent.parent / "tools")
@@ -141,6 +142,14 @@ class StudentTranslator(MarkdownTranslator):
         math = display_math(node.astext(), node.get("nowrap")) + (f" \\tag{{{number}}}" if number else "")
         self.add(f"$$\n{math}\n$$", prefix_eol=2, suffix_eol=2)
         raise nodes.SkipNode
+
+    @pushing_context  # as the base class's visit_comment is marked, so that its departure pops them
+    @pushing_status
+    def visit_comment(self, node):
+        """Slide markers and speaker notes (``% slide``, ``% notes: ...``) stay out; other comments are kept."""
+        if slide_decks.comment_kind(node):
+            raise nodes.SkipNode
+        super().visit_comment(node)
 
     def visit_raw(self, node):
         if node.get("format") == "html" and "<script" not in node.astext():
@@ -340,6 +349,10 @@ def make_cells(builder, docname, doctree, markdown, cells):
         new = nbformat.v4.new_code_cell(cell.source, id=cell.id)
         new.metadata = copy.deepcopy(dict(cell.metadata))
         tags = cell.metadata.get("tags", [])
+        if set(tags) & slide_decks.CELL_TAGS:  # what goes on the lecture slides is no student's business
+            new.metadata["tags"] = [t for t in tags if t not in slide_decks.CELL_TAGS]
+            if not new.metadata["tags"]:
+                del new.metadata["tags"]
         if "check" in tags and owner.get(i):
             new.metadata["exercise"] = owner[i]  # tools/grade.py: which exercise this checks
         student.append(new)

@@ -294,6 +294,24 @@ def execute(md, timeout=600):
     return seconds, changed
 
 
+# ---------------------------------------------------------------- builders --
+
+def run_custom_builder(name):
+    """Run the Sphinx builder ``name`` (``_ext/``: ``student``, ``slides``) on the HTML build's
+    doctrees (``_build/.doctrees``; sources it has not read are read first) into ``_build/<name>``.
+
+    Returns the build's output lines that are warnings or errors; a failed build is a SystemExit.
+    """
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT), "--builder",
+                           "custom", "--custom-builder", name], cwd=ROOT, env=env, capture_output=True, text=True)
+    if proc.returncode:
+        raise SystemExit(proc.stdout[-4000:] + proc.stderr[-4000:] + f"\nthe {name} builder failed")
+    return [line for line in (proc.stdout + proc.stderr).splitlines() if "WARNING" in line or "ERROR" in line]
+
+
 # ---------------------------------------------------------------- bootstrap --
 
 BINDER_REQUIREMENTS = ROOT / "binder" / "requirements.txt"

@@ -12,9 +12,7 @@ the answer key the tests run.
 """
 
 import argparse
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -33,12 +31,7 @@ def run_builder(fresh=False):
     """Run the ``student`` Sphinx builder (once per process unless ``fresh``); print its warnings."""
     if _BUILT and not fresh:
         return
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run([str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT), "--builder",
-                           "custom", "--custom-builder", "student"], cwd=ROOT, env=env, capture_output=True, text=True)
-    if proc.returncode:
-        raise SystemExit(proc.stdout[-4000:] + proc.stderr[-4000:] + "\nthe student builder failed")
-    WARNINGS[:] = [line for line in (proc.stdout + proc.stderr).splitlines() if "WARNING" in line or "ERROR" in line]
+    WARNINGS[:] = book.run_custom_builder("student")
     print("".join(f"student builder: {line}\n" for line in WARNINGS), end="", file=sys.stderr)
     _BUILT.append(True)
 
