@@ -176,7 +176,7 @@ OUT ?= grades
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [KEY=course.key] [ROSTER=roster.csv] [OUT=folder] [GRADE_ARGS=...]"; exit 2; }
 	@bash tools/install_sandbox.sh
-	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(GRADE_BOOK_ARGS) $(GRADE_ARGS)
+	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(GRADE_BOOK_ARGS) $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(GRADE_ARGS)
 
 # Variants (README, "Teaching with this book"): a course key, then one folder of notebooks per
 # student with that student's numbers. OUT defaults to handout/ here.
