@@ -69,7 +69,7 @@ test: $(STAMP)
 # tests (GRADING_TESTS: they grade classes in the sandbox, most of pytest's time) read the
 # committed student editions and write under their own temporary folders.
 GRADING_TESTS := $(sort $(wildcard tests/test_grade*.py)) tests/test_variants.py tests/test_shortcuts.py \
-  tests/test_mutation.py tests/test_sandbox_audit.py tests/test_similarity.py
+  tests/test_mutation.py tests/test_sandbox_audit.py tests/test_similarity.py tests/test_assignment.py
 test-lane-unit: $(STAMP)
 	$(THREADS) $(PY) -m pytest $(addprefix --ignore=,$(GRADING_TESTS))
 	$(MAKE) test-wheel
