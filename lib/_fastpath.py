@@ -377,9 +377,12 @@ def weighted_log_prob_columns(phi, natural, scratch=None):
     route, W, extra, _ = natural
     phiT = phi.T  # (D, m): contiguous for the full layout (built transposed), a view otherwise
     if route == "cholesky":
-        K, d, m = W.shape[0], phi.shape[1] - 1, phi.shape[0]
-        Y = (extra.T @ phiT).reshape(K, d, m)  # rows of L_k^{-1} (x_i - mu_k), component by component
-        out = np.einsum("kdm,kdm->km", Y, Y)  # (K, m): squared Mahalanobis distances, one pass
+        K, m = W.shape[0], phi.shape[0]
+        out = np.zeros((K, m))
+        for depth, BT in triangular_pieces(extra, K):
+            Y = BT @ phiT[:depth]  # (K w, m): w rows of L_k^{-1} (x_i - mu_k) per component
+            np.square(Y, out=Y)
+            out += Y.reshape(K, -1, m).sum(axis=1)  # (K, m): squared Mahalanobis distances
         out *= -0.5
         out += W[:, None]
         return out
@@ -389,6 +392,33 @@ def weighted_log_prob_columns(phi, natural, scratch=None):
         np.square(y, out=y)
         out -= 0.5 * y.sum(axis=0)
     return out
+
+
+#: The stacked-Cholesky E-step (:func:`weighted_log_prob_columns`) takes the rows of each
+#: L_k^{-1} in pieces of at most this many (see :func:`triangular_pieces`).
+TRIANGULAR_PIECE = 10
+
+
+def triangular_pieces(B, n_components):
+    """The product B^T [1, x] of the stacked-Cholesky route in pieces that skip the zeros of the
+    triangular factors: a list of (depth, B_p^T), B_p^T of shape (K w, depth).
+
+    Row j of L_k^{-1} (x - mu_k) involves only x_0..x_j (L_k^{-1} is lower triangular; column
+    k d + j of B has zeros below row 1 + j), so the rows j in [a, b) of every component need
+    only the first 1 + b rows of phi^T = [1, x]^T.  In pieces of TRIANGULAR_PIECE rows the
+    product does (about) 0.6 of the full product's flops at d = 50.  Measured at d = 50, k = 10,
+    4194-row blocks (CPU time per 1e5 rows; OpenBLAS SkylakeX / Haswell / Prescott kernels):
+    146 / 148 / 305 ms in one product, 98 / 108 (3 pieces) / 204 ms in 5 pieces: faster under
+    every kernel set, so no per-CPU choice is needed.  B is (1 + d, K d), columns k d + j.
+    """
+    d = B.shape[0] - 1
+    j = np.tile(np.arange(d), n_components)  # (K d,): the row j of L_k^{-1} of each column
+    pieces = []
+    for a in range(0, d, TRIANGULAR_PIECE):
+        b = min(a + TRIANGULAR_PIECE, d)
+        cols = np.flatnonzero((j >= a) & (j < b))  # component-major: k, then j
+        pieces.append((1 + b, np.ascontiguousarray(B[: 1 + b, cols].T)))
+    return pieces
 
 
 def normalise_columns(log_p):
