@@ -42,7 +42,9 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_info, threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_mixture import CASES, environment, fit_lib, fit_sklearn, make_problem, timed, write_report  # noqa: E402
+from bench_mixture import (  # noqa: E402
+    CASES, environment, fit_lib, fit_sklearn, machine_rates, make_problem, timed, write_report,
+)
 
 SHORT, LONG = 3, 10
 K = 10
@@ -94,9 +96,11 @@ def time_case(n, d, repeats):
 def worker(cases, repeats_small, repeats_big):
     """Run the cases under this process's kernels; print one JSON line per case."""
     archs = sorted({i.get("architecture") or "?" for i in threadpool_info() if i.get("user_api") == "blas"})
+    gemm, _ = machine_rates()  # this kernel set's one-thread GEMM rate (1000 x 1000, CPU time)
     for n, d in cases:
         row = time_case(n, d, repeats_small if n <= 100_000 else repeats_big)
         row["blas"] = "/".join(archs)
+        row["gemm"] = gemm
         row["load"] = os.getloadavg()[0]
         print(json.dumps(row), flush=True)
 
@@ -149,7 +153,8 @@ def main(argv=None):
             row["coretype"] = core
             results.append(row)
             f3, f10, per, ml, ms = ratios(row)
-            print(f"{core:>9} ({row['blas']}) n={row['n']:.0e} d={row['d']}: fit {SHORT} {f3:.2f}, "
+            print(f"{core:>9} ({row['blas']}, GEMM {row['gemm']:.1f} GFLOP/s) n={row['n']:.0e} d={row['d']}: "
+                  f"fit {SHORT} {f3:.2f}, "
                   f"fit {LONG} {f10:.2f}, per iteration {per:.2f} (lib {ml:.3f} s, sklearn {ms:.3f} s); "
                   f"loglik rel. diff {row['gap']:.1e}; load {row['load']:.1f}", flush=True)
         if proc.wait() != 0:
@@ -165,22 +170,23 @@ def main(argv=None):
         f"time, medians of {args.repeats} repeats at n = 1e5 and {args.repeats_big} at n = 1e6. A fit's "
         "time includes validation, set-up, initialisation and the final E-step; per iteration = "
         f"(fit {LONG} - fit {SHORT}) / {LONG - SHORT}. Ratios are lib / scikit-learn (goal: at most 0.20 "
-        "under the default set, below 1 under every set). Method: benchmarks/README.md.",
+        "under the default set, below 1 under every set). GEMM: the kernel set's one-thread rate on a "
+        "1000 x 1000 product (CPU time). Method: benchmarks/README.md.",
         "",
         *environment()[:4],
         f"- load average (1, 5, 15 min) at the start: {', '.join(f'{x:.1f}' for x in load_start)}; at the end: "
         f"{', '.join(f'{x:.1f}' for x in load_end)} (2 cores, shared with other sessions)",
         "",
-        f"| OPENBLAS_CORETYPE | BLAS kernels | n | d | lib fit {SHORT} s | sklearn fit {SHORT} s | fit {SHORT} ratio "
+        f"| OPENBLAS_CORETYPE | BLAS kernels | GEMM GFLOP/s | n | d | lib fit {SHORT} s | sklearn fit {SHORT} s | fit {SHORT} ratio "
         f"| lib fit {LONG} s | sklearn fit {LONG} s | fit {LONG} ratio | lib s/iter | sklearn s/iter "
         "| per-iteration ratio | loglik rel. diff |",
-        "|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in results:
         c = row["cpu"]
         f3, f10, per, ml, ms = ratios(row)
         lines.append(
-            f"| {row['coretype']} | {row['blas']} | {row['n']:.0e} | {row['d']} | {c[f'lib{SHORT}']:.3f} "
+            f"| {row['coretype']} | {row['blas']} | {row['gemm']:.1f} | {row['n']:.0e} | {row['d']} | {c[f'lib{SHORT}']:.3f} "
             f"| {c[f'sklearn{SHORT}']:.3f} | {f3:.2f} | {c[f'lib{LONG}']:.3f} | {c[f'sklearn{LONG}']:.3f} "
             f"| {f10:.2f} | {ml:.3f} | {ms:.3f} | {per:.2f} | {row['gap']:.1e} |")
     worst = max(max(ratios(r)[:3]) for r in results)

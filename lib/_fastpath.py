@@ -687,18 +687,24 @@ def _second_moments_gemm(XcT, R):
     return np.moveaxis(G.reshape(K, d, d), 0, 2)  # (d, d, K); G_k is symmetric
 
 
+#: :func:`second_moment_kernel` times its candidates on at most this many rows (a power of two).
+SECOND_MOMENT_PROBE_ROWS = 2048
+
+
 @lru_cache(maxsize=None)
 def second_moment_kernel(n_features, block_rows, n_components):
     """'syrk' or 'gemm': the faster of :func:`_second_moments_syrk` and :func:`_second_moments_gemm`
     on this CPU's BLAS kernels for a block of this shape, measured once per process (cached;
-    the caller rounds ``block_rows`` up to a power of two, so that a few shapes cover all fits).
+    the caller rounds ``block_rows`` up to a power of two and caps it at
+    :data:`SECOND_MOMENT_PROBE_ROWS`, so that a few shapes cover all fits and the probe
+    stays cheap: 15-50 ms of CPU at d = 23-50, k = 10, once).
 
     Which wins depends on the BLAS kernels the CPU selects, not on the data: on an AVX-512
     CPU (OpenBLAS's SkylakeX kernels, also its Haswell and Prescott ones) syrk took 0.6-0.7
     of the general product's time at d = 50, m = 4194, k = 10, while on an AVX2 EPYC
     (Haswell kernels) syrk on this layout ran at 2.7 GFLOP/s against 24 for the product
-    (issue 41).  Each candidate runs three times on random data of the block's shape
-    (about 0.1 s at that shape) and the smaller CPU time wins.  Both compute the same sums
+    (issue 41).  Each candidate runs twice (after a warm-up) on random data of the
+    block's shape and the smaller CPU time wins.  Both compute the same sums
     (to rounding, about 1e-16 relative), so the choice moves no printed digit.
     """
     import time
@@ -711,7 +717,7 @@ def second_moment_kernel(n_features, block_rows, n_components):
     def best(fn):
         fn()  # warm-up
         times = []
-        for _ in range(3):
+        for _ in range(2):
             start = time.process_time()
             fn()
             times.append(time.process_time() - start)
@@ -839,7 +845,8 @@ class SufficientStatistics:
             if acc[1] is None:
                 acc[1] = np.zeros((d, d, K), order="F")  # [:, :, k] is Fortran-contiguous
             step = self.blocks[0].stop  # the block size (the last block may be shorter)
-            if second_moment_kernel(d, 1 << max(8, (step - 1).bit_length()), K) == "syrk":
+            if second_moment_kernel(d, min(SECOND_MOMENT_PROBE_ROWS, 1 << max(8, (step - 1).bit_length())),
+                                    K) == "syrk":
                 _second_moments_syrk(XcT, R, acc[1])
             else:
                 acc[1] += _second_moments_gemm(XcT, R)
