@@ -26,9 +26,11 @@ n_k, sum_i gamma_ik x_i, sum_i gamma_ik x_i x_i^T are ONE product resp.T @ phi(X
 For full covariances in many dimensions, x x^T has d(d+1)/2 columns and
 reading it costs more than it saves; the second route evaluates all K
 quadratic forms with one product against the stacked factors
-B = [[-mu_1^T U_1, ..., -mu_K^T U_K], [U_1, ..., U_K]], U_k = L_k^{-T}, and
+B = [[-mu_1^T U_1, ..., -mu_K^T U_K], [U_1, ..., U_K]], U_k = L_k^{-T} (in pieces
+of rows that skip the triangular factors' zeros: :func:`triangular_pieces`), and
 its M-step gets sum_i gamma_ik x_i x_i^T from one symmetric rank update (BLAS
-syrk) per component on sqrt(gamma_ik) x_i.
+syrk) per component on sqrt(gamma_ik) x_i, or from one general product where
+this CPU's BLAS runs that faster (:func:`second_moment_kernel`).
 
 In a pass (:meth:`SufficientStatistics.e_step`) the log-probabilities of a
 block are held with one row per component, R of shape (K, m): the
