@@ -381,7 +381,7 @@ def weighted_log_prob_columns(phi, natural, scratch=None):
     if route == "cholesky":
         K, m = W.shape[0], phi.shape[0]
         out = np.zeros((K, m))
-        for depth, BT in triangular_pieces(extra, K):
+        for depth, BT in _pieces_of(extra, K):
             Y = BT @ phiT[:depth]  # (K w, m): w rows of L_k^{-1} (x_i - mu_k) per component
             np.square(Y, out=Y)
             out += Y.reshape(K, -1, m).sum(axis=1)  # (K, m): squared Mahalanobis distances
@@ -420,6 +420,22 @@ def triangular_pieces(B, n_components):
         b = min(a + TRIANGULAR_PIECE, d)
         cols = np.flatnonzero((j >= a) & (j < b))  # component-major: k, then j
         pieces.append((1 + b, np.ascontiguousarray(B[: 1 + b, cols].T)))
+    return pieces
+
+
+_PIECES = (None, None)  # (B, triangular_pieces(B)) of the last pass: a pass calls once per block
+
+
+def _pieces_of(B, n_components):
+    """:func:`triangular_pieces` of B, computed once per B (one pass), not once per row block
+    (measured: 5% of an iteration at n = 1e6, d = 50).  Keyed on the identity of B, which a
+    pass shares between its blocks; the tuple is replaced whole, so threads (Dask) see a
+    consistent pair."""
+    global _PIECES
+    cached_B, pieces = _PIECES
+    if cached_B is not B:
+        pieces = triangular_pieces(B, n_components)
+        _PIECES = (B, pieces)
     return pieces
 
 
