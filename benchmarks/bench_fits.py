@@ -16,7 +16,7 @@ OpenBLAS reads ``OPENBLAS_CORETYPE`` when it loads, so each kernel set runs in
 its own subprocess (this script with ``--worker``); the parent prints one table
 with a row per kernel set and case.  The default sets are the machine's own
 (none forced), ``Haswell`` (AVX2), ``SkylakeX`` (AVX-512, where the CPU has it)
-and ``Prescott`` (SSE3, any x86-64).  numpy's and scipy's OpenBLAS both follow
+and ``Prescott`` (SSE3, any x86-64), less the one the default already is.  numpy's and scipy's OpenBLAS both follow
 the variable (the ``BLAS`` column names the kernels each reported).
 
 Usage::
@@ -58,10 +58,13 @@ def has_avx512():
 
 
 def default_coretypes():
-    sets = ["default", "Haswell"]
-    if has_avx512():
-        sets.append("SkylakeX")
-    return sets + ["Prescott"]
+    """default, then Haswell, SkylakeX (where the CPU has AVX-512) and Prescott, less the one that
+    the default already is (this process's OpenBLAS, unless OPENBLAS_CORETYPE forces one)."""
+    own = None
+    if "OPENBLAS_CORETYPE" not in os.environ:
+        own = next((i.get("architecture") for i in threadpool_info() if i.get("user_api") == "blas"), None)
+    sets = ["default", "Haswell"] + (["SkylakeX"] if has_avx512() else []) + ["Prescott"]
+    return [core for core in sets if core == "default" or core != own]
 
 
 def time_case(n, d, repeats):
