@@ -158,6 +158,7 @@ serve:
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_mixture.py --cases
+	$(PY) benchmarks/bench_fits.py
 	$(PY) benchmarks/bench_mixture.py
 	$(PY) benchmarks/bench_discriminant.py
 	$(PY) benchmarks/bench_threads.py

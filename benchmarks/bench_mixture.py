@@ -258,8 +258,13 @@ def lib_work(n, d, k):
     if d <= 20:  # features [1, x, x_a x_b]: one product for the E-step, one for the M-step
         D = 1 + d + d * (d + 1) // 2
         return 4.0 * n * D * k
-    # E: [1, x] @ B, (1 + d) x k d; M: R @ [1, x] and k symmetric rank-n updates (syrk)
-    return 2.0 * n * (1 + d) * k * d + 2.0 * n * (1 + d) * k + n * k * d * (d + 1)
+    # E: B^T [1, x] in pieces of rows of the triangular factors (lib._fastpath.triangular_pieces),
+    # sum over pieces of 2 (1 + b) k w; M: R @ [1, x] and k symmetric rank-n updates (syrk)
+    from lib._fastpath import TRIANGULAR_PIECE
+
+    e_step = sum(2.0 * (1 + min(a + TRIANGULAR_PIECE, d)) * k * (min(a + TRIANGULAR_PIECE, d) - a)
+                 for a in range(0, d, TRIANGULAR_PIECE))
+    return n * e_step + 2.0 * n * (1 + d) * k + n * k * d * (d + 1)
 
 
 def time_iterations(n, d, k, repeats):

@@ -26,9 +26,11 @@ n_k, sum_i gamma_ik x_i, sum_i gamma_ik x_i x_i^T are ONE product resp.T @ phi(X
 For full covariances in many dimensions, x x^T has d(d+1)/2 columns and
 reading it costs more than it saves; the second route evaluates all K
 quadratic forms with one product against the stacked factors
-B = [[-mu_1^T U_1, ..., -mu_K^T U_K], [U_1, ..., U_K]], U_k = L_k^{-T}, and
+B = [[-mu_1^T U_1, ..., -mu_K^T U_K], [U_1, ..., U_K]], U_k = L_k^{-T} (in pieces
+of rows that skip the triangular factors' zeros: :func:`triangular_pieces`), and
 its M-step gets sum_i gamma_ik x_i x_i^T from one symmetric rank update (BLAS
-syrk) per component on sqrt(gamma_ik) x_i.
+syrk) per component on sqrt(gamma_ik) x_i, or from one general product where
+this CPU's BLAS runs that faster (:func:`second_moment_kernel`).
 
 In a pass (:meth:`SufficientStatistics.e_step`) the log-probabilities of a
 block are held with one row per component, R of shape (K, m): the
@@ -377,9 +379,12 @@ def weighted_log_prob_columns(phi, natural, scratch=None):
     route, W, extra, _ = natural
     phiT = phi.T  # (D, m): contiguous for the full layout (built transposed), a view otherwise
     if route == "cholesky":
-        K, d, m = W.shape[0], phi.shape[1] - 1, phi.shape[0]
-        Y = (extra.T @ phiT).reshape(K, d, m)  # rows of L_k^{-1} (x_i - mu_k), component by component
-        out = np.einsum("kdm,kdm->km", Y, Y)  # (K, m): squared Mahalanobis distances, one pass
+        K, m = W.shape[0], phi.shape[0]
+        out = np.zeros((K, m))
+        for depth, BT in _pieces_of(extra, K):
+            Y = BT @ phiT[:depth]  # (K w, m): w rows of L_k^{-1} (x_i - mu_k) per component
+            np.square(Y, out=Y)
+            out += Y.reshape(K, -1, m).sum(axis=1)  # (K, m): squared Mahalanobis distances
         out *= -0.5
         out += W[:, None]
         return out
@@ -389,6 +394,49 @@ def weighted_log_prob_columns(phi, natural, scratch=None):
         np.square(y, out=y)
         out -= 0.5 * y.sum(axis=0)
     return out
+
+
+#: The stacked-Cholesky E-step (:func:`weighted_log_prob_columns`) takes the rows of each
+#: L_k^{-1} in pieces of at most this many (see :func:`triangular_pieces`).
+TRIANGULAR_PIECE = 10
+
+
+def triangular_pieces(B, n_components):
+    """The product B^T [1, x] of the stacked-Cholesky route in pieces that skip the zeros of the
+    triangular factors: a list of (depth, B_p^T), B_p^T of shape (K w, depth).
+
+    Row j of L_k^{-1} (x - mu_k) involves only x_0..x_j (L_k^{-1} is lower triangular; column
+    k d + j of B has zeros below row 1 + j), so the rows j in [a, b) of every component need
+    only the first 1 + b rows of phi^T = [1, x]^T.  In pieces of TRIANGULAR_PIECE rows the
+    product does (about) 0.6 of the full product's flops at d = 50.  Measured at d = 50, k = 10,
+    4194-row blocks (CPU time per 1e5 rows; OpenBLAS SkylakeX / Haswell / Prescott kernels):
+    146 / 148 / 305 ms in one product, 98 / 108 (3 pieces) / 204 ms in 5 pieces: faster under
+    every kernel set, so no per-CPU choice is needed.  B is (1 + d, K d), columns k d + j.
+    """
+    d = B.shape[0] - 1
+    j = np.tile(np.arange(d), n_components)  # (K d,): the row j of L_k^{-1} of each column
+    pieces = []
+    for a in range(0, d, TRIANGULAR_PIECE):
+        b = min(a + TRIANGULAR_PIECE, d)
+        cols = np.flatnonzero((j >= a) & (j < b))  # component-major: k, then j
+        pieces.append((1 + b, np.ascontiguousarray(B[: 1 + b, cols].T)))
+    return pieces
+
+
+_PIECES = (None, None)  # (B, triangular_pieces(B)) of the last pass: a pass calls once per block
+
+
+def _pieces_of(B, n_components):
+    """:func:`triangular_pieces` of B, computed once per B (one pass), not once per row block
+    (measured: 5% of an iteration at n = 1e6, d = 50).  Keyed on the identity of B, which a
+    pass shares between its blocks; the tuple is replaced whole, so threads (Dask) see a
+    consistent pair."""
+    global _PIECES
+    cached_B, pieces = _PIECES
+    if cached_B is not B:
+        pieces = triangular_pieces(B, n_components)
+        _PIECES = (B, pieces)
+    return pieces
 
 
 def normalise_columns(log_p):
@@ -634,6 +682,70 @@ def m_step(stats, centres, n_samples, covariance_type, reg_covar):
     return weights, means, cov
 
 
+def _second_moments_syrk(XcT, R, out):
+    """out[:, :, k] += upper triangle of sum_i gamma_ik x_i x_i^T: one symmetric rank-m update
+    (BLAS syrk) per component on sqrt(gamma_ik) x_i.  XcT (d, m) C-ordered, R (K, m), out (d, d, K)
+    Fortran-ordered.  Half the flops of a general product."""
+    d, m = XcT.shape
+    root = np.sqrt(R)
+    ZT = np.empty((d, m))
+    for k in range(R.shape[0]):
+        np.multiply(XcT, root[k], out=ZT)  # sqrt(gamma_ik) x_i, transposed
+        dsyrk(1.0, ZT.T, beta=1.0, c=out[:, :, k], trans=1, overwrite_c=1)  # upper
+
+
+def _second_moments_gemm(XcT, R):
+    """sum_i gamma_ik x_i x_i^T for every k as ONE general product (K d, m) @ (m, d), returned
+    as (d, d, K) (both triangles): twice the flops of :func:`_second_moments_syrk`, in the
+    kernel that every BLAS tunes first."""
+    d, m = XcT.shape
+    K = R.shape[0]
+    Z = np.multiply(XcT[None, :, :], R[:, None, :])  # (K, d, m): gamma_ik x_i, transposed
+    G = Z.reshape(K * d, m) @ XcT.T  # (K d, d): row (k, a) holds sum_i gamma_ik x_ia x_i^T
+    return np.moveaxis(G.reshape(K, d, d), 0, 2)  # (d, d, K); G_k is symmetric
+
+
+#: :func:`second_moment_kernel` times its candidates on at most this many rows (a power of two).
+SECOND_MOMENT_PROBE_ROWS = 2048
+
+
+@lru_cache(maxsize=None)
+def second_moment_kernel(n_features, block_rows, n_components):
+    """'syrk' or 'gemm': the faster of :func:`_second_moments_syrk` and :func:`_second_moments_gemm`
+    on this CPU's BLAS kernels for a block of this shape, measured once per process (cached;
+    the caller rounds ``block_rows`` up to a power of two and caps it at
+    :data:`SECOND_MOMENT_PROBE_ROWS`, so that a few shapes cover all fits and the probe
+    stays cheap: 15-50 ms of CPU at d = 23-50, k = 10, once).
+
+    Which wins depends on the BLAS kernels the CPU selects, not on the data: on an AVX-512
+    CPU (OpenBLAS's SkylakeX kernels, also its Haswell and Prescott ones) syrk took 0.6-0.7
+    of the general product's time at d = 50, m = 4194, k = 10, while on an AVX2 EPYC
+    (Haswell kernels) syrk on this layout ran at 2.7 GFLOP/s against 24 for the product
+    (issue 41).  Each candidate runs twice (after a warm-up) on random data of the
+    block's shape and the smaller CPU time wins.  Both compute the same sums
+    (to rounding, about 1e-16 relative), so the choice moves no printed digit.
+    """
+    import time
+
+    rng = np.random.default_rng(0)
+    XcT = rng.standard_normal((n_features, block_rows))
+    R = rng.dirichlet(np.ones(n_components), size=block_rows).T.copy()  # (K, m)
+    out = np.zeros((n_features, n_features, n_components), order="F")
+
+    def best(fn):
+        fn()  # warm-up
+        times = []
+        for _ in range(2):
+            start = time.process_time()
+            fn()
+            times.append(time.process_time() - start)
+        return min(times)
+
+    syrk = best(lambda: _second_moments_syrk(XcT, R, out))
+    gemm = best(lambda: _second_moments_gemm(XcT, R))
+    return "syrk" if syrk <= gemm else "gemm"
+
+
 def _huge_page_arrays(shapes):
     """Arrays np.empty(shape) for the given shapes, laid out one after the other from the start
     of a 2 MiB-aligned region of one allocation of at least 4 MiB.
@@ -737,23 +849,25 @@ class SufficientStatistics:
         route the upper triangles of sum_i gamma_ik x_i x_i^T.
 
         Those come from one symmetric rank-m update per component (BLAS syrk on
-        sqrt(gamma_ik) x_i): half the flops of a general product, and no (m, K d)
-        temporary (measured 1.4-1.6 times faster than the single product at d = 50).
-        The weighted copy is a product of whole rows of the transposed block, and
-        syrk updates a Fortran-ordered slice of acc[1] in place.
+        sqrt(gamma_ik) x_i, half the flops) or from one general product for all
+        components, whichever :func:`second_moment_kernel` measured faster on this
+        CPU's kernels for the block's shape.  The weighted copies are products of
+        whole rows of the transposed block, and syrk updates a Fortran-ordered slice
+        of acc[1] in place.
         """
         products = R @ phi  # (K, D)
         acc[0] = products if acc[0] is None else acc[0] + products
         if cholesky_route(self.covariance_type, self.n_features):
             K, m, d = R.shape[0], R.shape[1], self.n_features
             XcT = phi.T[1:]  # (d, m), contiguous rows
-            root = np.sqrt(R)
-            ZT = np.empty((d, m))
             if acc[1] is None:
                 acc[1] = np.zeros((d, d, K), order="F")  # [:, :, k] is Fortran-contiguous
-            for k in range(K):
-                np.multiply(XcT, root[k], out=ZT)  # sqrt(gamma_ik) x_i, transposed
-                dsyrk(1.0, ZT.T, beta=1.0, c=acc[1][:, :, k], trans=1, overwrite_c=1)  # upper
+            step = self.blocks[0].stop  # the block size (the last block may be shorter)
+            if second_moment_kernel(d, min(SECOND_MOMENT_PROBE_ROWS, 1 << max(8, (step - 1).bit_length())),
+                                    K) == "syrk":
+                _second_moments_syrk(XcT, R, acc[1])
+            else:
+                acc[1] += _second_moments_gemm(XcT, R)
 
     def _about_centres(self, acc, centres, log_lik):
         """Statistics about the centres from the fast path's sums about the shift.
@@ -773,10 +887,10 @@ class SufficientStatistics:
                 if self._scatter is None:
                     self._scatter = self.Xc.T @ self.Xc  # (d, d)
                 second = self._scatter
-            elif second is not None:  # the Cholesky route: syrk filled the upper triangles
+            elif second is not None:  # the Cholesky route: the upper triangles are filled (syrk or gemm)
                 rows, cols = np.triu_indices(d, k=1)
                 second = np.moveaxis(second, 2, 0).copy()  # (K, d, d)
-                second[:, cols, rows] = second[:, rows, cols]
+                second[:, cols, rows] = second[:, rows, cols]  # symmetric exactly, whichever kernel
             else:  # unpack the upper triangles
                 rows, cols = quadratic_pairs(d)
                 second = np.empty((len(counts), d, d))
@@ -886,11 +1000,42 @@ class SufficientStatistics:
         return moments(self.X, resp, centres, self.covariance_type), centres
 
     def final(self, theta):
-        """The final pass: log-likelihood at theta and the most responsible component of every sample."""
+        """The final pass: log-likelihood at theta and the most responsible component of every sample.
+
+        An E-step without its M-step: the same blocks, features and (K, m) layout as
+        :meth:`_fast_pass` (no (n, K) array, no second copy of the features), so it
+        costs a fraction of an iteration; the exact route when every component is hard.
+        """
         weights, means, cov = theta
-        log_p = log_joint(self.X, weights, means, cov, self.covariance_type, self.shift)  # (n, K)
-        labels = np.argmax(log_p, axis=1)
-        return float(log_normaliser(log_p).sum()), labels
+        ct = self.covariance_type
+        hard = self.hard(theta)
+        if hard.all() or (ct == "tied" and hard.any()):
+            log_p = log_joint(self.X, weights, means, cov, ct, self.shift)  # (n, K), all exact
+            return float(log_normaliser(log_p).sum()), np.argmax(log_p, axis=1)
+        natural = natural_parameters(weights, means - self.shift, cov, ct)
+        h = np.flatnonzero(hard)
+        if h.size:
+            exact = exact_parameters(weights[h], means[h], _subset(cov, ct, h), ct)
+        shifted = natural.shifted(natural.ceiling)  # log-probabilities minus their ceiling
+        labels = np.empty(self.n_samples, dtype=np.intp)
+        log_lik = 0.0
+        for b, rows in enumerate(self.blocks):
+            phi = self._phi(b)
+            R = weighted_log_prob_columns(phi, shifted, self._scratch)  # (K, m)
+            if h.size:
+                R[h] = _exact_log_prob(self.X[rows][None, :, :] - means[h][:, None, :], exact, ct).T \
+                    - natural.ceiling
+            labels[rows] = np.argmax(R, axis=0)
+            np.exp(R, out=R)
+            total = R.sum(axis=0)  # (m,)
+            if total.min() >= SHIFTED_FLOOR:  # as in normalise_shifted
+                log_lik += len(total) * natural.ceiling + np.log(total).sum()
+            else:  # a sample far from every component: the maxima
+                R = weighted_log_prob_columns(phi, natural)
+                if h.size:
+                    R[h] = _exact_log_prob(self.X[rows][None, :, :] - means[h][:, None, :], exact, ct).T
+                log_lik += normalise_columns(R).sum()
+        return float(log_lik), labels
 
 
 def em_iteration(backend, theta, reg_covar, hard=None):

@@ -186,6 +186,38 @@ def test_trajectory_matches_sklearn(covariance_type, n_features):
     assert history[-1] == pytest.approx(sk.score(X), rel=1e-9)
 
 
+@pytest.fixture(scope="module")
+def cholesky_route_problem():
+    """d = 23 > 20 (the Cholesky route), 700 rows in blocks of 64 (several blocks, a short last one)."""
+    rng = np.random.default_rng(3)
+    X = blobs(rng, 700, 23, 3, offset=5.0)
+    return X, random_parameters(rng, X, 3, "full")
+
+
+@pytest.mark.parametrize("kernel", ["syrk", "gemm"])
+def test_second_moment_kernels_agree(kernel, cholesky_route_problem, monkeypatch):
+    """Both candidates of _fastpath.second_moment_kernel (issue 41) give the fit of the readable
+    e_step/m_step: the choice, made by timing, moves no digit that matters."""
+    X, params = cholesky_route_problem
+    monkeypatch.setattr(_fastpath, "CHOLESKY_BLOCK_BYTES", 8 * 64 * 3 * 23)  # 64-row blocks
+    monkeypatch.setattr(_fastpath, "second_moment_kernel", lambda *shape: kernel)
+    ours = run_lib(X, params, "full", max_iter=4)
+    ref = params
+    for _ in range(4):
+        resp, _ = e_step(X, *ref, "full")
+        ref = m_step(X, resp, "full", reg_covar=1e-6)
+    assert_allclose(ours.means_, ref[1], rtol=1e-11, atol=1e-11)
+    assert_allclose(ours.covariances_, ref[2], rtol=1e-11, atol=1e-11 * np.abs(ref[2]).max())
+
+
+def test_second_moment_kernel_is_measured_once():
+    _fastpath.second_moment_kernel.cache_clear()
+    first = _fastpath.second_moment_kernel(23, 256, 3)
+    assert first in ("syrk", "gemm")
+    assert _fastpath.second_moment_kernel(23, 256, 3) == first
+    assert _fastpath.second_moment_kernel.cache_info().misses == 1
+
+
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
 def test_stopping_rule_matches_sklearn(covariance_type):
     rng = np.random.default_rng(1)
