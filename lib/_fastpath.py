@@ -858,7 +858,7 @@ class SufficientStatistics:
         products = R @ phi  # (K, D)
         acc[0] = products if acc[0] is None else acc[0] + products
         if cholesky_route(self.covariance_type, self.n_features):
-            K, m, d = R.shape[0], R.shape[1], self.n_features
+            K, d = R.shape[0], self.n_features  # R: (K, m), m rows in this block
             XcT = phi.T[1:]  # (d, m), contiguous rows
             if acc[1] is None:
                 acc[1] = np.zeros((d, d, K), order="F")  # [:, :, k] is Fortran-contiguous

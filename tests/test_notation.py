@@ -176,6 +176,8 @@ FORBIDDEN = [
     ("0[1-5]*.md", r"e_\{\\max\}|\be_max\b", "an eigenvalue is eig_j(A), the largest eig_max(A)"),
     ("0[12]*.md", r"\bridge\b", "the ridge is varepsilon I (reg_covar, chapters 3-4); the weight penalty "
                                "-(lambda/2) ||w||^2 is the l2 penalty"),
+    ("05_2*.md", r"\bridge\b", "issue 37 (fired on 05_2 of d26e556, seven times): the ridge is varepsilon I "
+                               "(reg_covar); a correlated Gaussian's long diagonal axis is its crest"),
     ("02*.md", r"\bn_j\b|n_\{j\}", "n_k counts the points of class k; word counts are N_j (N = sum_j N_j), "
                                    "as naive Bayes' N_kj"),
     ("01*.md", r"\\le R\b|\(R ?/ ?u_|R\^2|\\eta R\b|\bR = ", "R is the risk R(theta) (chapter 2); the "
