@@ -45,6 +45,9 @@ DECK_PAGE = re.compile(r"^chapters/\d\d_[^/]+$")  # the numbered chapter and sec
 LONG_OUTPUT = 12  # text outputs with more lines stay in the book
 BIG = ("figure", "cell", "directive")  # blocks that start a slide of their own when it is not empty
 CELL_TAGS = {"slide", "slide-code"}  # a code cell's tags that put it on a slide
+# A line of a page's MyST source that is a slide mark, not text the reader reads (README, "Slides"):
+# `% slide`, the first line of `% notes: ...`, a code cell's tag line that holds a slide tag.
+SOURCE_MARK = re.compile(r"^\s*(% slide\s*$|% notes:|:?tags: \[(?:[\w-]+, )*slide(-code)?(?:, [\w-]+)*\]\s*$)")
 CAPACITY = 4  # equations and paragraphs on one slide (an equation of several lines counts more)
 WEB = "../html"  # the web book, relative to _build/slides/
 

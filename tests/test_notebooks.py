@@ -18,6 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "_ext"))
 
 import book  # noqa: E402  (tools/book.py)
 
@@ -135,7 +136,7 @@ def test_sync_check_detects_an_edited_source(tmp_path, monkeypatch):
 MAX_PAGE_LINES = 1100
 
 
-SLIDE_MARK = re.compile(r"^\s*(% slide\s*$|% notes:|:?tags: \[slide(-code)?\]\s*$)")
+from slide_decks import SOURCE_MARK as SLIDE_MARK  # noqa: E402  (one home: _ext/slide_decks.py)
 
 
 @pytest.mark.parametrize("md", SOURCES, ids=IDS)

@@ -9,11 +9,14 @@ messages of the exercise checks in lib/checks) for such references.
 """
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "_ext"))
+from slide_decks import SOURCE_MARK  # noqa: E402  (the slide marks: authoring, not text the reader reads)
 
 # (pattern, what it refers to); case-insensitive.  Built from issue 26's list.
 UNSEEN = [
@@ -37,9 +40,12 @@ def _sources():
 
 
 def find_unseen(text):
-    """[(line number, matched text, what)] for every reference to unseen material in ``text``."""
+    """[(line number, matched text, what)] for every reference to unseen material in ``text``
+    (a slide mark, ``% slide`` or a ``slide`` tag, is the lecture's own slide, not a source)."""
     hits = []
     for number, line in enumerate(text.split("\n"), start=1):
+        if SOURCE_MARK.match(line):
+            continue
         for pattern, what in UNSEEN:
             for match in re.finditer(pattern, line, re.I):
                 hits.append((number, match.group(0), what))
