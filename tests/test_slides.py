@@ -38,9 +38,14 @@ SLIDE = re.compile(r'<section id="(deck-title|deck-outline|slide-\d+)"[^>]*>(.*?
 NOTES = re.compile(r'<aside class="notes">(.*?)</aside>', re.S)
 
 
+def test_slides_and_the_builder_look_for_reveal_in_one_place():
+    assert slides.REVEAL == slide_decks.REVEAL
+
+
 @pytest.fixture(scope="module")
 def built():
     """The builder's warnings; the decks are in _build/slides."""
+    assert slides.missing() is None, slides.missing()  # else the build fails deep inside myst-nb
     return book.run_custom_builder("slides")
 
 

@@ -16,6 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import book  # noqa: E402  (tools/book.py)
 
+REVEAL = book.ROOT / "browser_tests" / "node_modules" / "reveal.js" / "dist"  # _ext/slide_decks.py copies it
+
 OUT = book.ROOT / "_build" / "slides"
 
 
@@ -24,7 +26,18 @@ def decks():
     return sorted(OUT.glob("[0-9][0-9]_*.html"))
 
 
+def missing():
+    """Why the decks cannot be built (a sentence), or None."""
+    if not (REVEAL / "reveal.js").is_file():
+        return f"reveal.js is not installed ({REVEAL}): run bash tools/install_reveal.sh (make slides does)"
+    return None
+
+
 def main():
+    problem = missing()
+    if problem:
+        print(f"slides: {problem}", file=sys.stderr)
+        return 2
     warnings = book.run_custom_builder("slides")
     print("".join(f"slides builder: {line}\n" for line in warnings), end="", file=sys.stderr)
     print(f"{len(decks())} decks in {OUT.relative_to(book.ROOT)}/ (open one in a browser; S: speaker view; "
