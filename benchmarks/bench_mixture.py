@@ -259,12 +259,18 @@ def lib_work(n, d, k):
         D = 1 + d + d * (d + 1) // 2
         return 4.0 * n * D * k
     # E: B^T [1, x] in pieces of rows of the triangular factors (lib._fastpath.triangular_pieces),
-    # sum over pieces of 2 (1 + b) k w; M: R @ [1, x] and k symmetric rank-n updates (syrk)
-    from lib._fastpath import TRIANGULAR_PIECE
+    # sum over pieces [s, t) of 2 (1 + t) k w; M: whichever lib._fastpath.second_moment_kernel
+    # chose on this CPU: general products [1, x]^T[: 1 + t] @ Z_p^T in the same pieces, or
+    # R @ [1, x] and k symmetric rank-n updates (syrk)
+    from lib._fastpath import TRIANGULAR_PIECE, moment_kernel, row_blocks
 
-    e_step = sum(2.0 * (1 + min(a + TRIANGULAR_PIECE, d)) * k * (min(a + TRIANGULAR_PIECE, d) - a)
-                 for a in range(0, d, TRIANGULAR_PIECE))
-    return n * e_step + 2.0 * n * (1 + d) * k + n * k * d * (d + 1)
+    pieces = [(s, min(s + TRIANGULAR_PIECE, d)) for s in range(0, d, TRIANGULAR_PIECE)]
+    e_step = sum(2.0 * (1 + t) * k * (t - s) for s, t in pieces)
+    if moment_kernel(d, row_blocks(int(n), d, k, "full")[0].stop, k) == "pieces":
+        m_step = e_step  # the same pieces: 2 (1 + t) k w per row and piece
+    else:
+        m_step = 2.0 * (1 + d) * k + k * d * (d + 1)
+    return n * (e_step + m_step)
 
 
 def time_iterations(n, d, k, repeats):

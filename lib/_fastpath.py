@@ -375,24 +375,47 @@ def weighted_log_prob_columns(phi, natural, scratch=None):
     In this layout the log-sum-exp over components (:func:`normalise_columns`)
     runs along contiguous rows of length m instead of across rows of length K
     (measured 2.4 times faster for K = 10), and the M-step's sums are R @ phi.
+    ``scratch`` (optional): preallocated buffers of a pass ("R" (K, m) for the
+    output; on the Cholesky route also "Y", see :func:`squared_distances`).
     """
     route, W, extra, _ = natural
     phiT = phi.T  # (D, m): contiguous for the full layout (built transposed), a view otherwise
+    m = phiT.shape[1]
+    out = None if scratch is None else scratch["R"][:, :m]
     if route == "cholesky":
-        K, m = W.shape[0], phi.shape[0]
-        out = np.zeros((K, m))
-        for depth, BT in _pieces_of(extra, K):
-            Y = BT @ phiT[:depth]  # (K w, m): w rows of L_k^{-1} (x_i - mu_k) per component
-            np.square(Y, out=Y)
-            out += Y.reshape(K, -1, m).sum(axis=1)  # (K, m): squared Mahalanobis distances
+        K = W.shape[0]
+        out = squared_distances(phiT, _pieces_of(extra, K), K, out, None if scratch is None else scratch["Y"])
         out *= -0.5
         out += W[:, None]
         return out
-    out = np.matmul(W.T, phiT, out=None if scratch is None else scratch["R"][:, : phiT.shape[1]])  # (K, m)
+    out = np.matmul(W.T, phiT, out=out)  # (K, m)
     if route == "tied":
         y = extra @ phiT[1:]  # (d, m): L^{-1} x_i
         np.square(y, out=y)
         out -= 0.5 * y.sum(axis=0)
+    return out
+
+
+def squared_distances(phiT, pieces, n_components, out=None, Y=None):
+    """||L_k^{-1}(x_i - mu_k)||^2 for every component and row, shape (K, m), into ``out``.
+
+    phiT = [1, x]^T (1 + d, m); ``pieces`` from :func:`triangular_pieces`; ``Y`` an optional
+    buffer of at least (K w, m) entries for each piece's product (w = TRIANGULAR_PIECE).
+    The squares are summed by one ``einsum`` per piece, which reads each product once
+    (measured 5-10% faster per pass than squaring in place and summing the reshaped rows).
+    """
+    K, m = n_components, phiT.shape[1]
+    out = np.empty((K, m)) if out is None else out
+    if Y is None:
+        Y = np.empty(pieces[0][1].shape[0] * m)  # the first piece is the widest
+    for p, (depth, BT) in enumerate(pieces):
+        Yp = Y.reshape(-1)[: BT.shape[0] * m].reshape(BT.shape[0], m)
+        np.matmul(BT, phiT[:depth], out=Yp)  # (K w, m): w rows of L_k^{-1} (x_i - mu_k) per component
+        Y3 = Yp.reshape(K, -1, m)  # (K, w, m)
+        if p == 0:
+            np.einsum("kwm,kwm->km", Y3, Y3, out=out)
+        else:
+            out += np.einsum("kwm,kwm->km", Y3, Y3)
     return out
 
 
@@ -694,15 +717,45 @@ def _second_moments_syrk(XcT, R, out):
         dsyrk(1.0, ZT.T, beta=1.0, c=out[:, :, k], trans=1, overwrite_c=1)  # upper
 
 
-def _second_moments_gemm(XcT, R):
-    """sum_i gamma_ik x_i x_i^T for every k as ONE general product (K d, m) @ (m, d), returned
-    as (d, d, K) (both triangles): twice the flops of :func:`_second_moments_syrk`, in the
-    kernel that every BLAS tunes first."""
-    d, m = XcT.shape
-    K = R.shape[0]
-    Z = np.multiply(XcT[None, :, :], R[:, None, :])  # (K, d, m): gamma_ik x_i, transposed
-    G = Z.reshape(K * d, m) @ XcT.T  # (K d, d): row (k, a) holds sum_i gamma_ik x_ia x_i^T
-    return np.moveaxis(G.reshape(K, d, d), 0, 2)  # (d, d, K); G_k is symmetric
+def _moments_pieces(phiT, R, acc, scratch=None):
+    """The M-step's soft sums of one block in pieces of columns that skip the lower triangle:
+    adds sum_i gamma_ik [1, x_i] x_i^T to acc = [products (K, 1 + d), second (d, d, K)].
+
+    For the columns a in [s, t) of a piece (t - s = w <= TRIANGULAR_PIECE) only the rows
+    r < t of sum_i gamma_ik x_ir x_ia are needed (the upper triangle and the diagonal
+    block), so ONE general product [1, x]^T[: 1 + t] @ Z_p^T per piece, with Z_p the (w K, m)
+    weighted copies gamma_ik x_ia, gives them for every component; its row 0 gives the
+    first moments sum_i gamma_ik x_ia for free.  At d = 50 the pieces do 1.18 times the
+    flops of a symmetric rank update (syrk) in the kernel that every BLAS tunes first
+    (measured 45 against 26 GFLOP/s under OpenBLAS's SkylakeX kernels, and syrk ran at a
+    tenth of the general product on an AVX2 EPYC, issue 41).  phiT (1 + d, m), R (K, m);
+    ``scratch`` (optional) holds flat buffers "Z" (w K m entries) and "G" ((1 + d) w K).
+    """
+    D1, m = phiT.shape
+    d, K = D1 - 1, R.shape[0]
+    products, second = acc
+    products[:, 0] += R.sum(axis=1)  # soft counts
+    w_max = min(TRIANGULAR_PIECE, d)
+    Z = np.empty(w_max * K * m) if scratch is None else scratch["Z"]
+    G = np.empty(D1 * w_max * K) if scratch is None else scratch["G"]
+    for s in range(0, d, TRIANGULAR_PIECE):
+        t = min(s + TRIANGULAR_PIECE, d)
+        w = t - s
+        Zp = Z[: w * K * m].reshape(w, K, m)
+        np.multiply(phiT[1 + s : 1 + t, None, :], R[None, :, :], out=Zp)  # (w, K, m): gamma_ik x_ia
+        Gp = G[: (1 + t) * w * K].reshape(1 + t, w * K)
+        np.matmul(phiT[: 1 + t], Zp.reshape(w * K, m).T, out=Gp)  # (1 + t, w K): column (a, k)
+        Gp = Gp.reshape(1 + t, w, K)
+        products[:, 1 + s : 1 + t] += Gp[0].T  # sum_i gamma_ik x_ia
+        second[:t, s:t, :] += Gp[1:]  # sum_i gamma_ik x_ir x_ia, r < t
+
+
+def _moments_syrk(phiT, R, acc):
+    """The same sums as :func:`_moments_pieces` (the upper triangles of the second moments)
+    from R @ [1, x] and one syrk per component (:func:`_second_moments_syrk`)."""
+    products, second = acc
+    products += R @ phiT.T  # (K, 1 + d): counts and first moments
+    _second_moments_syrk(phiT[1:], R, second)
 
 
 #: :func:`second_moment_kernel` times its candidates on at most this many rows (a power of two).
@@ -711,26 +764,28 @@ SECOND_MOMENT_PROBE_ROWS = 2048
 
 @lru_cache(maxsize=None)
 def second_moment_kernel(n_features, block_rows, n_components):
-    """'syrk' or 'gemm': the faster of :func:`_second_moments_syrk` and :func:`_second_moments_gemm`
+    """'syrk' or 'pieces': the faster of :func:`_moments_syrk` and :func:`_moments_pieces`
     on this CPU's BLAS kernels for a block of this shape, measured once per process (cached;
     the caller rounds ``block_rows`` up to a power of two and caps it at
     :data:`SECOND_MOMENT_PROBE_ROWS`, so that a few shapes cover all fits and the probe
     stays cheap: 15-50 ms of CPU at d = 23-50, k = 10, once).
 
-    Which wins depends on the BLAS kernels the CPU selects, not on the data: on an AVX-512
-    CPU (OpenBLAS's SkylakeX kernels, also its Haswell and Prescott ones) syrk took 0.6-0.7
-    of the general product's time at d = 50, m = 4194, k = 10, while on an AVX2 EPYC
-    (Haswell kernels) syrk on this layout ran at 2.7 GFLOP/s against 24 for the product
-    (issue 41).  Each candidate runs twice (after a warm-up) on random data of the
-    block's shape and the smaller CPU time wins.  Both compute the same sums
-    (to rounding, about 1e-16 relative), so the choice moves no printed digit.
+    Which wins depends on the BLAS kernels the CPU selects, not on the data: syrk on
+    this layout ran at 2.7 GFLOP/s on an AVX2 EPYC (OpenBLAS's Haswell kernels) against 24
+    for a general product (issue 41), and at about half the general product's rate under
+    SkylakeX kernels on an AVX-512 CPU.  Each candidate runs twice (after a warm-up) on
+    random data of the block's shape and the smaller CPU time wins.  Both compute the same
+    sums (to rounding, about 1e-16 relative), so the choice moves no printed digit.
     """
     import time
 
     rng = np.random.default_rng(0)
-    XcT = rng.standard_normal((n_features, block_rows))
+    phiT = np.empty((1 + n_features, block_rows))
+    phiT[0] = 1.0
+    phiT[1:] = rng.standard_normal((n_features, block_rows))
     R = rng.dirichlet(np.ones(n_components), size=block_rows).T.copy()  # (K, m)
-    out = np.zeros((n_features, n_features, n_components), order="F")
+    acc = [np.zeros((n_components, 1 + n_features)), np.zeros((n_features, n_features, n_components), order="F")]
+    scratch = moment_buffers(n_features, block_rows, n_components)
 
     def best(fn):
         fn()  # warm-up
@@ -741,9 +796,24 @@ def second_moment_kernel(n_features, block_rows, n_components):
             times.append(time.process_time() - start)
         return min(times)
 
-    syrk = best(lambda: _second_moments_syrk(XcT, R, out))
-    gemm = best(lambda: _second_moments_gemm(XcT, R))
-    return "syrk" if syrk <= gemm else "gemm"
+    syrk = best(lambda: _moments_syrk(phiT, R, acc))
+    pieces = best(lambda: _moments_pieces(phiT, R, acc, scratch))
+    return "syrk" if syrk < pieces else "pieces"
+
+
+def moment_kernel(n_features, block_rows, n_components):
+    """:func:`second_moment_kernel` for blocks of ``block_rows`` rows (the first block's length),
+    probed on at most :data:`SECOND_MOMENT_PROBE_ROWS` rows, rounded up to a power of two."""
+    probe_rows = min(SECOND_MOMENT_PROBE_ROWS, 1 << max(8, (block_rows - 1).bit_length()))
+    return second_moment_kernel(n_features, probe_rows, n_components)
+
+
+def moment_buffers(n_features, block_rows, n_components):
+    """Flat buffers for :func:`squared_distances` ("Y") and :func:`_moments_pieces` ("Z", "G")
+    on blocks of at most ``block_rows`` rows, and the (K, m) log-probabilities ("R")."""
+    w, K, m = min(TRIANGULAR_PIECE, n_features), n_components, block_rows
+    return {"Y": np.empty(K * w * m), "Z": np.empty(w * K * m), "G": np.empty((1 + n_features) * w * K),
+            "R": np.empty((K, m))}
 
 
 def _huge_page_arrays(shapes):
@@ -784,7 +854,9 @@ class SufficientStatistics:
         self.shift = X.mean(axis=0) if shift is None else shift  # (d,)
         self.blocks = row_blocks(self.n_samples, self.n_features, n_components, covariance_type)
         d = self.n_features
-        self._scratch = None  # full, d <= 20: the E-step's (K, m) output, preallocated in huge pages
+        # buffers reused by every block: the E-step's (K, m) output ("R"; full, d <= 20 with x x^T
+        # rebuilt: in huge pages), and on the Cholesky route also the products' (moment_buffers)
+        self._scratch = None
         if cholesky_route(covariance_type, d):
             # phi = [1, x] is kept transposed, (1 + d, n): the M-step's weighted copies
             # sqrt(gamma_ik) x_i are then products of whole contiguous rows
@@ -793,6 +865,7 @@ class SufficientStatistics:
             np.subtract(X, self.shift, out=phiT[1:].T)
             self._Xc = phiT[1:].T  # (n, d) view: one copy of the data, not two
             self.phi = [phiT[:, rows].T for rows in self.blocks]
+            self._scratch = moment_buffers(d, self.blocks[0].stop, n_components)  # reused by every block
         elif is_narrow(covariance_type, d):
             # phi = [1, x] or [1, x, ||x||^2] is kept, and its columns 1..d are the centred
             # data: one copy of the data, not two
@@ -849,25 +922,22 @@ class SufficientStatistics:
         route the upper triangles of sum_i gamma_ik x_i x_i^T.
 
         Those come from one symmetric rank-m update per component (BLAS syrk on
-        sqrt(gamma_ik) x_i, half the flops) or from one general product for all
-        components, whichever :func:`second_moment_kernel` measured faster on this
-        CPU's kernels for the block's shape.  The weighted copies are products of
-        whole rows of the transposed block, and syrk updates a Fortran-ordered slice
-        of acc[1] in place.
+        sqrt(gamma_ik) x_i, half the flops) or from general products in pieces of
+        columns (:func:`_moments_pieces`), whichever :func:`second_moment_kernel`
+        measured faster on this CPU's kernels for the block's shape.
         """
-        products = R @ phi  # (K, D)
-        acc[0] = products if acc[0] is None else acc[0] + products
         if cholesky_route(self.covariance_type, self.n_features):
             K, d = R.shape[0], self.n_features  # R: (K, m), m rows in this block
-            XcT = phi.T[1:]  # (d, m), contiguous rows
-            if acc[1] is None:
-                acc[1] = np.zeros((d, d, K), order="F")  # [:, :, k] is Fortran-contiguous
-            step = self.blocks[0].stop  # the block size (the last block may be shorter)
-            if second_moment_kernel(d, min(SECOND_MOMENT_PROBE_ROWS, 1 << max(8, (step - 1).bit_length())),
-                                    K) == "syrk":
-                _second_moments_syrk(XcT, R, acc[1])
+            if acc[0] is None:
+                # acc[1][:, :, k] is Fortran-contiguous: syrk updates it in place
+                acc[:] = [np.zeros((K, 1 + d)), np.zeros((d, d, K), order="F")]
+            if moment_kernel(d, self.blocks[0].stop, K) == "syrk":
+                _moments_syrk(phi.T, R, acc)
             else:
-                acc[1] += _second_moments_gemm(XcT, R)
+                _moments_pieces(phi.T, R, acc, self._scratch)
+            return
+        products = R @ phi  # (K, D)
+        acc[0] = products if acc[0] is None else acc[0] + products
 
     def _about_centres(self, acc, centres, log_lik):
         """Statistics about the centres from the fast path's sums about the shift.
@@ -927,7 +997,7 @@ class SufficientStatistics:
         if h.size:
             exact = exact_parameters(weights[h], means[h], _subset(cov, ct, h), ct)
             exact_first, exact_second = 0.0, 0.0
-        if not h.size and self._scratch is not None:  # full, d <= 20, x x^T rebuilt: the lean loop
+        if not h.size and self._Xc is None:  # full, d <= 20, x x^T rebuilt: the lean loop
             acc, log_lik = self._feature_pass(natural)
             return self._about_centres(acc, means, log_lik)
         shifted = natural.shifted(natural.ceiling)  # log-probabilities minus their ceiling

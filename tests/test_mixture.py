@@ -194,7 +194,7 @@ def cholesky_route_problem():
     return X, random_parameters(rng, X, 3, "full")
 
 
-@pytest.mark.parametrize("kernel", ["syrk", "gemm"])
+@pytest.mark.parametrize("kernel", ["syrk", "pieces"])
 def test_second_moment_kernels_agree(kernel, cholesky_route_problem, monkeypatch):
     """Both candidates of _fastpath.second_moment_kernel (issue 41) give the fit of the readable
     e_step/m_step: the choice, made by timing, moves no digit that matters."""
@@ -210,10 +210,46 @@ def test_second_moment_kernels_agree(kernel, cholesky_route_problem, monkeypatch
     assert_allclose(ours.covariances_, ref[2], rtol=1e-11, atol=1e-11 * np.abs(ref[2]).max())
 
 
+@pytest.mark.parametrize("n_features", [21, 23, 30, 50])
+def test_moment_kernels_compute_the_soft_sums(n_features):
+    """Both M-step kernels of the Cholesky route add sum_i gamma_ik [1, x_i] and the upper
+    triangle of sum_i gamma_ik x_i x_i^T to the accumulators (pieces of 10 columns: d = 21
+    leaves a piece of one column, 23 of three)."""
+    rng = np.random.default_rng(n_features)
+    K, m = 4, 300
+    phiT = np.vstack([np.ones(m), rng.normal(size=(n_features, m))])  # [1, x]^T
+    R = rng.dirichlet(np.ones(K), size=m).T  # (K, m)
+    products = np.einsum("km,am->ka", R, phiT)  # (K, 1 + d)
+    second = np.einsum("km,am,bm->abk", R, phiT[1:], phiT[1:])  # (d, d, K)
+    upper = np.triu_indices(n_features)
+    for kernel in (_fastpath._moments_pieces, _fastpath._moments_syrk):
+        acc = [np.ones((K, 1 + n_features)), np.ones((n_features, n_features, K), order="F")]
+        kernel(phiT, R, acc)
+        # rounding on the scale of the largest sum (entries near zero are sums of both signs)
+        assert_allclose(acc[0], 1.0 + products, rtol=1e-13, atol=1e-13 * np.abs(products).max())
+        assert_allclose(acc[1][upper], 1.0 + second[upper], rtol=1e-13, atol=1e-13 * np.abs(second).max())
+
+
+def test_squared_distances_match_the_whitened_differences():
+    """The E-step's pieces give ||L_k^{-1}(x_i - mu_k)||^2 of every row and component."""
+    rng = np.random.default_rng(5)
+    d, K, m = 27, 3, 200
+    X = rng.normal(size=(m, d))
+    means = rng.normal(size=(K, d))
+    A = rng.normal(size=(K, d, d))
+    covariances = A @ np.swapaxes(A, 1, 2) + d * np.eye(d)
+    natural = _fastpath.natural_parameters(np.full(K, 1.0 / K), means, covariances, "full")
+    phiT = np.vstack([np.ones(m), X.T])
+    got = _fastpath.squared_distances(phiT, _fastpath.triangular_pieces(natural.extra, K), K)
+    L = np.linalg.cholesky(covariances)
+    Y = np.stack([np.linalg.solve(L[k], (X - means[k]).T) for k in range(K)])  # (K, d, m)
+    assert_allclose(got, np.sum(Y**2, axis=1), rtol=1e-11)
+
+
 def test_second_moment_kernel_is_measured_once():
     _fastpath.second_moment_kernel.cache_clear()
     first = _fastpath.second_moment_kernel(23, 256, 3)
-    assert first in ("syrk", "gemm")
+    assert first in ("syrk", "pieces")
     assert _fastpath.second_moment_kernel(23, 256, 3) == first
     assert _fastpath.second_moment_kernel.cache_info().misses == 1
 
