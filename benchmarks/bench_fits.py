@@ -102,10 +102,35 @@ def worker(cases, repeats_small, repeats_big):
     gemm, _ = machine_rates()  # this kernel set's one-thread GEMM rate (1000 x 1000, CPU time)
     for n, d in cases:
         row = time_case(n, d, repeats_small if n <= 100_000 else repeats_big)
+        row["kernel"] = moment_kernel_of(n, d)
         row["blas"] = "/".join(archs)
         row["gemm"] = gemm
         row["load"] = os.getloadavg()[0]
         print(json.dumps(row), flush=True)
+
+
+def moment_kernel_of(n, d):
+    """The M-step kernel lib's fits chose under this process's BLAS kernels (the Cholesky route,
+    d > 20: 'syrk' or 'pieces', measured once per process; cached, so this reads the fits' choice)."""
+    from lib import _fastpath
+
+    if not _fastpath.cholesky_route("full", d):
+        return "-"
+    with threadpool_limits(limits=1):
+        return _fastpath.moment_kernel(d, _fastpath.row_blocks(n, d, K, "full")[0].stop, K)
+
+
+def code_version():
+    """The commit of the checkout that was measured, marked when the work tree had changes."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "lib", "benchmarks"],
+                               cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return head + (" with uncommitted changes to lib/ or benchmarks/" if dirty else "")
 
 
 def ratios(row):
@@ -174,16 +199,19 @@ def main(argv=None):
         "time includes validation, set-up, initialisation and the final E-step; per iteration = "
         f"(fit {LONG} - fit {SHORT}) / {LONG - SHORT}. Ratios are lib / scikit-learn (goal: at most 0.20 "
         "under the default set, below 1 under every set). GEMM: the kernel set's one-thread rate on a "
-        "1000 x 1000 product (CPU time). Method: benchmarks/README.md.",
+        "1000 x 1000 product (CPU time). M-step kernel: what lib measured fastest for the second "
+        "moments at d > 20 under that kernel set (`lib._fastpath.second_moment_kernel`). "
+        "Method: benchmarks/README.md.",
         "",
         *environment()[:4],
+        f"- code: commit {code_version()}",
         f"- load average (1, 5, 15 min) at the start: {', '.join(f'{x:.1f}' for x in load_start)}; at the end: "
         f"{', '.join(f'{x:.1f}' for x in load_end)} (2 cores, shared with other sessions)",
         "",
         f"| OPENBLAS_CORETYPE | BLAS kernels | GEMM GFLOP/s | n | d | lib fit {SHORT} s | sklearn fit {SHORT} s | fit {SHORT} ratio "
         f"| lib fit {LONG} s | sklearn fit {LONG} s | fit {LONG} ratio | lib s/iter | sklearn s/iter "
-        "| per-iteration ratio | loglik rel. diff |",
-        "|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| per-iteration ratio | loglik rel. diff | M-step kernel |",
+        "|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|",
     ]
     for row in results:
         c = row["cpu"]
@@ -191,7 +219,7 @@ def main(argv=None):
         lines.append(
             f"| {row['coretype']} | {row['blas']} | {row['gemm']:.1f} | {row['n']:.0e} | {row['d']} | {c[f'lib{SHORT}']:.3f} "
             f"| {c[f'sklearn{SHORT}']:.3f} | {f3:.2f} | {c[f'lib{LONG}']:.3f} | {c[f'sklearn{LONG}']:.3f} "
-            f"| {f10:.2f} | {ml:.3f} | {ms:.3f} | {per:.2f} | {row['gap']:.1e} |")
+            f"| {f10:.2f} | {ml:.3f} | {ms:.3f} | {per:.2f} | {row['gap']:.1e} | {row.get('kernel', '-')} |")
     worst = max(max(ratios(r)[:3]) for r in results)
     lines += ["", f"Largest ratio in this table: {worst:.2f}."]
     write_report(lines, args.output, args.no_write)
