@@ -230,6 +230,18 @@ def test_moment_kernels_compute_the_soft_sums(n_features):
         assert_allclose(acc[1][upper], 1.0 + second[upper], rtol=1e-13, atol=1e-13 * np.abs(second).max())
 
 
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+@pytest.mark.parametrize(("n_features", "n_components"), [(32, 16), (64, 8), (50, 10), (10, 10), (2, 3)])
+def test_row_blocks_cover_the_rows_and_avoid_4_kib_strides(covariance_type, n_features, n_components):
+    """Blocks tile the rows in order, and no block is a multiple of 512 rows long (a row of
+    4 KiB multiples maps every row of a buffer onto the same cache sets: issue 41)."""
+    n = 20_000
+    blocks = _fastpath.row_blocks(n, n_features, n_components, covariance_type)
+    assert blocks[0].start == 0 and blocks[-1].stop == n
+    assert all(a.stop == b.start for a, b in zip(blocks, blocks[1:]))
+    assert (blocks[0].stop - blocks[0].start) % 512 != 0
+
+
 def test_squared_distances_match_the_whitened_differences():
     """The E-step's pieces give ||L_k^{-1}(x_i - mu_k)||^2 of every row and component."""
     rng = np.random.default_rng(5)
