@@ -776,8 +776,8 @@ SECOND_MOMENT_PROBE_ROWS = 2048
 def second_moment_kernel(n_features, block_rows, n_components):
     """'syrk' or 'pieces': the faster of :func:`_moments_syrk` and :func:`_moments_pieces`
     on this CPU's BLAS kernels for a block of this shape, measured once per process (cached;
-    the caller rounds ``block_rows`` up to a power of two and caps it at
-    :data:`SECOND_MOMENT_PROBE_ROWS`, so that a few shapes cover all fits and the probe
+    :func:`moment_kernel` rounds ``block_rows`` up to a power of two, caps it at
+    :data:`SECOND_MOMENT_PROBE_ROWS` and adds 64, so that a few shapes cover all fits and the probe
     stays cheap: 15-50 ms of CPU at d = 23-50, k = 10, once).
 
     Which wins depends on the BLAS kernels the CPU selects, not on the data: syrk on
@@ -813,8 +813,9 @@ def second_moment_kernel(n_features, block_rows, n_components):
 
 def moment_kernel(n_features, block_rows, n_components):
     """:func:`second_moment_kernel` for blocks of ``block_rows`` rows (the first block's length),
-    probed on at most :data:`SECOND_MOMENT_PROBE_ROWS` rows, rounded up to a power of two."""
-    probe_rows = min(SECOND_MOMENT_PROBE_ROWS, 1 << max(8, (block_rows - 1).bit_length()))
+    probed on at most :data:`SECOND_MOMENT_PROBE_ROWS` rows, rounded up to a power of two, plus 64:
+    like the fits' blocks (:func:`row_blocks`), the probe's are not a multiple of 512 rows."""
+    probe_rows = min(SECOND_MOMENT_PROBE_ROWS, 1 << max(8, (block_rows - 1).bit_length())) + 64
     return second_moment_kernel(n_features, probe_rows, n_components)
 
 
