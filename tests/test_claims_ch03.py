@@ -224,6 +224,12 @@ CLAIMS = [
      "beats the class mean, which needs the label",
      lambda g, t: all(r[3] - r[2] <= g["gda-impute-mixed-gap"] + 0.01 and r[3] < r[1]
                       for r in _imputation(t).values())),
+    ("03_4_missing_features", "Ignoring the missingness, the flower is versicolor with probability A; if widths "
+     "go missing with probabilities 0.1, 0.1 and 0.9 for the three species, ... virginica with probability B",
+     lambda g, t: (lambda ign, inf: ign[1] == max(ign) == g["gda-mar-ignored"] and inf[2] == max(inf)
+                   == g["gda-mar-informed"] and abs(sum(ign) - 1) < 2e-3
+                   and abs(inf[2] - ign[2] * 0.9 / (0.1 * ign[0] + 0.1 * ign[1] + 0.9 * ign[2])) < 2e-3)(
+         numbers(t, r"missingness ignored +: \[(.*)\]"), numbers(t, r"P\(missing \| y\) above: \[(.*)\]"))),
     ("03_4_missing_features", "the three observed measurements almost always identify the species; the "
      "classifier that marginalises the hidden measurement loses at most D of the accuracy with all four; "
      "hiding sepal width even helps slightly, a difference of F flowers",

@@ -82,6 +82,29 @@ def _scrub(t):
              float(r[4]), float(r[5])) for r in rows]
 
 
+def _info_along_path(theta_true):
+    """04_2 (computed): the observed information of the one-free-mean model at 41 points from the
+    fixed point theta^(inf) to Newton's start theta^(inf) + 2 (the page's data and model)."""
+    from scipy.optimize import brentq
+
+    from lib.em_theory import mean_em_update, mean_information
+
+    rng = np.random.default_rng(0)  # the page's two_gaussians(theta_true): 500 points, seed 0
+    x = np.where(rng.random(500) < 0.5, theta_true, 0.0) + rng.normal(size=500)
+    w, v = np.array([0.5, 0.5]), np.array([1.0, 1.0])
+    star = brentq(lambda th: mean_em_update(x, w, np.array([th, 0.0]), v) - th, theta_true - 1.5,
+                  theta_true + 3.0, xtol=1e-14, rtol=1e-15)
+    return [mean_information(x, w, np.array([th, 0.0]), v).observed for th in np.linspace(star, star + 2, 41)]
+
+
+def _start_3_later(t):
+    """04_1's start 3 run on: (ln p at 30, at 60, at 200, smallest weight at 200)."""
+    m = re.search(r"start 3 run on: ln p (-[\d.]+) at iteration 30, (-[\d.]+) at 60, (-[\d.]+) at 200; "
+                  r"weights \[(.*?)\]", t)
+    assert m, "04_1: the run of start 3 to 200 iterations is no longer printed"
+    return float(m.group(1)), float(m.group(2)), float(m.group(3)), min(float(w) for w in m.group(4).split())
+
+
 def _rate_table(t):
     """04_2's one-free-mean table: {theta*: (predicted, measured, EM its, Newton or None)}."""
     rows = re.findall(r"^ +([\d.]+) +[\d.]+ +\([ \d.]+\) +[\d.]+ +([\d.]+) +([\d.]+) +(\d+) +(\d+|runs off)$",
@@ -202,11 +225,22 @@ CLAIMS = [
     (P1, "The first has not converged: its gap falls to G nats and then grows again, to H at the end",
      lambda g, t: (lambda run: run[2] == g["em-scrub-gap-1-min"] and run[3] < 25
                    and g["em-scrub-gap-1"] > 5 * run[2] and run[5] > 1.2)(_scrub(t)[0])),
-    (P1, "The third is stuck in a worse local optimum, ... another is left with W of the points; its gap "
-     "stops falling at G nats and levels off near H",
-     lambda g, t: (lambda runs: runs[2][0] < runs[1][0] and runs[2][1][0] == g["em-scrub-weight-3"]
+    (P1, "The third is on its way, slowly, to a worse local optimum ... another is left with W of the points. "
+     "After 30 iterations it is not there yet: its gap falls to G nats and grows again, to H, and run on, "
+     "ln p still climbs from A to B by iteration 60, where it settles with the small component down to V "
+     "[caption: start 3 falling and rising again, not converged, reaches it after about 60 iterations]",
+     lambda g, t: (lambda runs, later: runs[2][0] < runs[1][0] and runs[2][1][0] == g["em-scrub-weight-3"]
                    and runs[2][2] == g["em-scrub-gap-3-min"] and runs[2][3] < 25
-                   and 0.9 < runs[2][4] <= runs[2][5] < 1.2 and g["em-scrub-gap-3"] < 2 * runs[2][2])(_scrub(t))),
+                   and g["em-scrub-gap-3"] > 1.2 * runs[2][2]
+                   and later[0] == g["em-scrub-3-at-30"] and later[1] == g["em-scrub-3-at-60"]
+                   and later[1] > later[0] + 1 and abs(later[2] - later[1]) < 0.1 and later[2] < runs[1][0]
+                   and f"{100 * later[3]:.0f}%" == f"{100 * g['em-scrub-3-limit-weight']:.0f}%")(
+         _scrub(t), _start_3_later(t))),
+    (P1, "[caption] each square sits on a riser of the step line, below its top by the gap, which is largest, "
+     "M nats, in the jump that ends the second crawl",
+     lambda g, t: (lambda m: float(m.group(1)) == g["em-trace-max-gap"] > 1
+                   and g["em-crawl-to"] < int(m.group(2)) <= g["em-crawl-to"] + 5)(
+         re.search(r"at every half-step +: True \(largest gap ([\d.]+), after M-step (\d+) of (\d+)\)", t))),
     (P1, "[EM on the digits] its log-likelihood never falls; it runs a fixed 1500 iterations",
      lambda g, t: "1500 iterations, ell per image" in t and "never decreases: True" in t),
     (P1, "rising by less than 1e-10 per image for up to N iterations in a row [hundreds], ... (the last gain "
@@ -237,6 +271,18 @@ CLAIMS = [
                    and rows[2.0][3] is None and rows[1.0][3] is None
                    and g["em-one-mean-newton-phrase-2"] == g["em-one-mean-newton-phrase-1"] == "runs off"
                    and all(r[2] < 400 for r in rows.values()))(_rate_table(t))),
+    (P2, "Newton's step trusts a parabola ...: at theta* = 1, ell is convex at the start (I_observed = A < 0), so "
+     "the step goes the wrong way; at theta* = 2, ell is concave along the whole way to the optimum, but nearly "
+     "flat at the start (I_observed = B, small beside I_complete), so the step, C, overshoots the optimum by far",
+     lambda g, t: (lambda first: first[1][0] < 0 < first[2][0] and first[1][2] * first[1][3] < 0
+                   and f"{first[1][0]:.1f}" == f"{g['em-newton-first-iobs-1']:.1f}"
+                   and f"{first[2][0]:.1f}" == f"{g['em-newton-first-iobs-2']:.1f}"
+                   and first[2][0] < first[2][1] / 5 and abs(first[2][3]) > 3 * 2.0
+                   and abs(first[2][3] - g["em-newton-first-step-2"]) < 0.051
+                   and min(_info_along_path(2.0)) > 0 and _info_along_path(2.0)[-1] == min(_info_along_path(2.0)))(
+         {float(a): (float(b), float(c), float(d), float(e)) for a, b, c, d, e in re.findall(
+             r"theta\* = ([\d.]+): I_obs +(-?[\d.]+), I_complete +([\d.]+); EM's step +(-?[\d.]+), "
+             r"Newton's +(-?[\d.]+)", t)})),
     (P2, "the table's last two columns are computed from the same start theta^(inf) + 2 (Newton: at most "
      "50 iterations) [formerly a % checked comment]",
      lambda g, t: "errors = em_errors(x_d, star + 2.0, star)" in source(P2)

@@ -41,7 +41,15 @@ FORBIDDEN = [
     ("0[2-5]*.md", r"(?<![\w\\])r(?:_\{?[0-9a-z]\b|\()", "r is chapter 1's probit ratio r(u) only: an "
                                                      "exponential's rate is theta_k (03_2), the optimal "
                                                      "mean-field factor is q_m^* (05_1)"),
+    ("05*.md", r"\\eta\^\\top|A\(\\eta|(?<![\w\\])s\(t\)", "eta is a step size and A a matrix; the "
+                                       "exponential-family lemma writes varpi, stat(v), lognorm(varpi)"),
+    ("05_elbo*.md", r"\$S\$ latent states", "S is the scatter matrix; a latent space's states are named "
+                                         "as states z"),
+    ("04_2*.md", r"\\mu_c\b|\{ic\}|component \$c\$", "c is a count or a chunk's centre in chapter 4; "
+                                              "a component is k"),
     # ---- chapter 1 ----
+    ("01*.md", r"(?<![\w\\])x'(?!')", "x' is a held-out point (x'_j, chapter 4): a standardised feature is "
+                                       "x^std_j, whitened coordinates are check x = L^-1 x"),
     ("01*.md", r"\\xi|\bxi\b", "xi is chapter 5's mean-field parameter xi_im; the perceptron theorem's margin is u_min"),
     ("01*.md", r"\\lambda\(", "lambda is only the l2 penalty; the probit ratio phi(u)/Phi(u) is r(u)"),
     ("01*.md", r"\\gamma", "gamma is the responsibility (chapter 4); the perceptron's margin is u_min"),

@@ -149,7 +149,7 @@ def kl_p_to_factorised(student_fn):
 # ------------------------------------------------------- Dirichlet update (VB-GMM)
 
 
-@check("ex-vb-dirichlet-weights", "matches alpha_k = alpha_0 + N_k and E[ln pi_k] = digamma(alpha_k) - "
+@check("ex-vb-dirichlet-weights", "matches alpha_k = alpha_0 + n_k and E[ln pi_k] = digamma(alpha_k) - "
        "digamma(sum_l alpha_l) on 5 random responsibility matrices and priors from 0.001 to 100.",
        solves=("lib.bayesian_mixture.vb_m_step", "lib.bayesian_mixture.vb_e_step"),
        allow=("scipy.special.digamma",))
@@ -162,7 +162,7 @@ def vb_dirichlet_weights(student_fn):
             raise Failure("return a pair (alpha, expected_log_weights), two arrays of shape (K,).")
         if np.shape(out[0]) == (n,):
             raise Failure(f"alpha has one entry per data point, shape ({n},): sum the responsibilities over "
-                          "the points (axis 0) to get one count N_k per component.")
+                          "the points (axis 0) to get one count n_k per component.")
         alpha = expect_array(out[0], (K,), "alpha", name="vb_dirichlet_weights")
         elog = expect_array(out[1], (K,), "expected_log_weights", name="vb_dirichlet_weights")
         nk = resp.sum(axis=0)
@@ -170,10 +170,10 @@ def vb_dirichlet_weights(student_fn):
         want_elog = digamma(want_alpha) - digamma(want_alpha.sum())
         if not _close(alpha, want_alpha, 1e-9):
             if _close(alpha, nk, 1e-9):
-                raise Failure("alpha is the counts N_k alone: the Dirichlet prior on the weights contributes to "
+                raise Failure("alpha is the counts n_k alone: the Dirichlet prior on the weights contributes to "
                               "the exponent of each pi_k as well.")
             if _close(alpha, alpha0 - 1 + nk, 1e-9):
-                raise Failure("alpha_0 - 1 + N_k belongs to the MAP weights of Chapter 4; read the concentration "
+                raise Failure("alpha_0 - 1 + n_k belongs to the MAP weights of Chapter 4; read the concentration "
                               "off the collected exponent the way a Dirichlet(alpha) density writes it, "
                               "pi_k^(alpha_k - 1).")
             if _close(alpha, (alpha0 + nk) / (K * alpha0 + n), 1e-9):
