@@ -8,8 +8,9 @@ checks and ``hidden_checks.py`` the hidden ones (what an assignment is, and what
 ``tools/grader/assignment.py``).  This writes, under ``path/to/build/`` (or ``--out``):
 
 * ``hw1.ipynb``, the student notebook: statements, starters, variant and check cells, the set-up cell
-  that installs the released ``lib``, and the public checks in one cell, so that the check cells work on
-  Colab or Binder with this file alone; no solution, nothing of the hidden checks;
+  that installs ``lib`` (PyPI's release, or else the wheel on the book's site), and the public checks in
+  one cell, so that the check cells work on Colab or Binder with this file alone; no solution, nothing of
+  the hidden checks;
 * ``hw1.key.ipynb``, the answer key, executed: each solution in its starter's place.
 
 To run ``hw1.md`` itself in Jupyter while writing it (Jupytext opens it as a notebook), put the line
