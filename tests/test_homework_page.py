@@ -152,7 +152,11 @@ def test_the_page_runs_in_jupyter_and_builds(tmp_path):
         code = [c.source for c in nb.cells if c.cell_type == "code"]
         assert not any("import checks" in source.splitlines() for source in code), path.name
         assert "import numpy as np" in code  # the rest of that cell stays
-    assert student.problems(nbformat.read(student_path, as_version=4)) == []
+    built = nbformat.read(student_path, as_version=4)
+    assert student.problems(built) == []
+    # its set-up cell is the book's: PyPI's release, or else the wheel on the book's site
+    setup = next(c for c in built.cells if c.cell_type == "code")
+    assert setup.source == book.bootstrap_source(md).strip() and book.wheels_url() in setup.source
 
 
 def test_only_a_plain_import_of_checks_is_left_out(tmp_path):
