@@ -47,7 +47,7 @@ def _page(title, links):
         f'    <a href="{html.escape(href)}"'
         + (f' data-requires-python="{html.escape(requires)}"' if requires else "")
         + f">{html.escape(text)}</a><br>\n" for href, text, requires in links)
-    return (f"<!DOCTYPE html>\n<html>\n  <head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+    return (f"<!DOCTYPE html>\n<html lang=\"en\">\n  <head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
             f"</head>\n  <body>\n{anchors}  </body>\n</html>\n")
 
 
