@@ -12,6 +12,7 @@ installed, through a folder of links to this venv's copies, so pip resolves them
 and installs ``genmodels-lib`` alone.
 """
 
+import hashlib
 import importlib.metadata
 import json
 import os
@@ -99,7 +100,8 @@ def _run_cell(python, cell, index_url, cwd):
 
 
 def _installed(python, purelib, cwd):
-    """(version, where lib was imported from, installer) of the fresh venv's lib."""
+    """The fresh venv imports lib from its own site-packages: genmodels-lib of this version, installed by pip
+    by name (no direct URL), with lib.gaussian (this book's lib)."""
     code = ("import importlib.metadata as m, importlib.util as u, json, lib; d = m.distribution('genmodels-lib');"
             "print(json.dumps([d.version, lib.__file__, d.read_text('INSTALLER'), u.find_spec('lib.gaussian')"
             " is not None, d.read_text('direct_url.json')]))")
@@ -114,8 +116,6 @@ def _installed(python, purelib, cwd):
 def test_the_site_layout_is_a_link_page_and_a_simple_index(tmp_path, wheel):
     written = site_wheel.write([wheel], tmp_path)
     assert (tmp_path / "wheels" / wheel.name).read_bytes() == wheel.read_bytes()
-    import hashlib
-
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     links = (tmp_path / "wheels" / "index.html").read_text()
     assert f'<a href="{wheel.name}#sha256={digest}" data-requires-python="&gt;=3.10">{wheel.name}</a>' in links
