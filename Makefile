@@ -13,7 +13,7 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student slides serve clean bench grade course-key handout assignment test-oldest dist test-wheel
+.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student slides serve clean bench grade course-key handout assignment test-oldest dist test-wheel site-wheel
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
@@ -30,6 +30,7 @@ help:
 	@echo "make assignment SRC=path/hw1.md   an instructor's own homework: student notebook and answer key"
 	@echo "make test-wheel  run every student notebook as on Colab: oldest stack, set-up cell installs the built wheel"
 	@echo "make dist       build lib's sdist and py3-none-any wheel into dist/ and check them (twine, file list)"
+	@echo "make site-wheel put lib's wheel into the built book (_build/html/wheels/, simple/), as the Pages deploy does"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -234,6 +235,12 @@ dist: $(DIST_DEPS)
 	$(PY) -m build --outdir dist .
 	$(PY) -m twine check --strict dist/*
 	$(PY) tools/release.py check-dist dist
+
+# lib's wheel on the book's site (README, "Publishing"): the Pages deploy runs this once `make test` has
+# built _build/html, so that every set-up cell, which names <site>/wheels/ with --find-links, installs
+# the wheel where PyPI has no release (a fork's, on the day its site is published).
+site-wheel: dist
+	$(PY) tools/site_wheel.py dist _build/html
 
 clean:
 	rm -rf _build build dist

@@ -3,9 +3,9 @@
 Binder (repo2docker) reads ``binder/`` in preference to the repository's root, so
 the book's own ``requirements.txt`` (Jupyter Book, Sphinx, Playwright, axe, ruff,
 pytest, ...) is not what a reader waits for.  ``binder/requirements.txt`` holds
-the released ``lib`` with its extras at ``pyproject.toml``'s version (``make
-notebooks`` keeps it there), the numerics at the versions the book's outputs
-were made with, and JupyterLab.
+the repository's own ``lib`` with its extras (``-e .[dask]``: Binder has the
+repository, and a fork's version may never be on PyPI), the numerics at the
+versions the book's outputs were made with, and JupyterLab.
 """
 
 import re
@@ -25,23 +25,37 @@ TOOLS = {"jupyter-book", "sphinx", "myst-nb", "sphinx-book-theme", "sphinx-proof
 
 
 def _pins(path):
+    """{name: (extras, version)} of the exact pins; the line that installs the repository's lib is skipped."""
     pins = {}
     for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
-        if line:
+        if line and line != book.binder_lib_line():
             match = re.fullmatch(r"([A-Za-z0-9_.-]+)(\[[a-z,]+\])?==(\S+)", line)
             assert match, f"{path.relative_to(ROOT)}: {line!r} is not an exact pin"
             pins[match.group(1).lower()] = (match.group(2), match.group(3))
     return pins
 
 
-def test_binder_installs_the_released_lib_with_its_extras():
-    pins = _pins(BINDER / "requirements.txt")
+def test_binder_installs_the_repositorys_own_lib_with_its_extras():
+    lines = [line.split("#", 1)[0].strip() for line in (BINDER / "requirements.txt").read_text().splitlines()]
     extras = ",".join(sorted(book.optional_dependencies()))
-    assert pins["genmodels-lib"] == (f"[{extras}]", book.lib_version())
+    assert f"-e .[{extras}]" in lines and book.binder_lib_line() == f"-e .[{extras}]"
     assert book.binder_problem() is None
+    assert "genmodels-lib" not in _pins(BINDER / "requirements.txt"), "Binder must not wait for a PyPI release"
     text = (BINDER / "requirements.txt").read_text()
-    assert "-e" not in re.findall(r"^\S+", text, re.M) and "git+" not in text
+    assert "git+" not in text
+
+
+def test_binder_fix_turns_a_release_pin_into_the_repositorys_lib(tmp_path, monkeypatch):
+    """A requirements file of before (the PyPI pin) is rewritten by `bootstrap --fix`, the rest kept."""
+    old = tmp_path / "requirements.txt"
+    old.write_text("# lib\ngenmodels-lib[dask]==0.3.0\nnumpy==2.4.6\n")
+    monkeypatch.setattr(book, "BINDER_REQUIREMENTS", old)
+    monkeypatch.setattr(book, "ROOT", tmp_path)
+    (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())  # the extras
+    assert "does not install the repository's own lib" in book.binder_problem()
+    assert book.binder_problem(fix=True) is None
+    assert old.read_text() == f"# lib\n{book.binder_lib_line()}\nnumpy==2.4.6\n"
 
 
 def test_binder_pins_the_numerics_the_outputs_were_made_with():

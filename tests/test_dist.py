@@ -1,6 +1,7 @@
 """What ``make dist`` ships: the sdist and the pure-Python wheel of ``lib``.
 
-The wheel is what Colab installs (``pip install genmodels-lib==<version>``): it
+The wheel is what Colab installs (``pip install genmodels-lib==<version>``, from PyPI or
+the book's site): it
 must hold ``lib``'s modules, data files and licences, and nothing of the book
 (tests, notebooks, chapter sources, tools).  Built here with ``python -m build``
 into a temporary folder, as ``make dist`` builds it; ``twine check`` reads both
@@ -8,6 +9,7 @@ files as PyPI will.
 """
 
 import email
+import os
 import subprocess
 import sys
 import tarfile
@@ -117,6 +119,8 @@ def test_make_test_runs_the_student_notebooks_against_the_wheel():
     assert wheel_recipe, "test-wheel must build the wheel first (make dist)"
     assert "tools/oldest.py --wheel-dir dist" in wheel_recipe.group(1)
     assert "pip uninstall" in wheel_recipe.group(1) and "freeze.txt" in wheel_recipe.group(1)
-    env = oldest.pip_env(Path("/x/dist"))
-    assert env["PIP_FIND_LINKS"] == "/x/dist" and env["PIP_NO_INDEX"] == "1" and env["PIP_ONLY_BINARY"] == ":all:"
+    # no index and no pip configuration: the wheel comes from the copy of the site the set-up cell names
+    env = oldest.pip_env()
+    assert env["PIP_NO_INDEX"] == "1" and env["PIP_ONLY_BINARY"] == ":all:" and env["PIP_FIND_LINKS"] == ""
+    assert env["PIP_CONFIG_FILE"] == os.devnull
     assert env["PIP_CONSTRAINT"] == str(ROOT / "requirements-oldest.txt")

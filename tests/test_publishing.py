@@ -45,6 +45,12 @@ def test_workflow_tests_every_change_and_publishes_only_main():
     assert any(step.get("run") == "make test" for step in test_steps), "the test job must run the README's test command"
     upload = [s for s in test_steps if "upload-pages-artifact" in s.get("uses", "")]
     assert upload and "refs/heads/main" in upload[0]["if"] and upload[0]["with"]["path"] == "_build/html"
+    # lib's wheel goes onto the site after make test built it and before the upload (tools/site_wheel.py)
+    runs = [step.get("run") for step in test_steps]
+    assert runs.index("make test") < runs.index("make site-wheel") < test_steps.index(upload[0])
+    assert test_steps[runs.index("make site-wheel")]["if"] == upload[0]["if"]
+    make = (ROOT / "Makefile").read_text()
+    assert re.search(r"^site-wheel: dist\n\t\$\(PY\) tools/site_wheel.py dist _build/html$", make, re.M)
     publish = wf["jobs"]["publish"]
     assert publish["needs"] == "test"
     assert "github.event_name == 'push'" in publish["if"] and "refs/heads/main" in publish["if"]

@@ -2,10 +2,11 @@
 
 The cell is run in a separate Python whose ``subprocess.run`` records its calls
 instead of running pip, with ``sys.path`` arranged for each case: ``lib``
-missing (Colab), this book's ``lib`` installed (the book's own venv), and
+missing (Colab: pip is asked for the release, with the book's site as a place
+to find it where PyPI lacks it), this book's ``lib`` installed (the book's own venv), and
 another project's top-level ``lib`` importable (PyPI's ``lib`` is one; README,
-"Releasing").  ``tests/test_wheel.py``'s run of the student notebooks runs the
-real cell against the real wheel.
+"Releasing").  ``tests/test_site_wheel.py`` runs the real cell against an empty index and a
+local copy of the site; ``make test-wheel`` runs every student notebook that way.
 """
 
 import json
@@ -44,14 +45,27 @@ def run_cell(md, where, site=False):
     return json.loads(proc.stdout)
 
 
-def test_lib_missing_installs_the_release_from_pypi(tmp_path):
+SITE = ["--find-links", book.wheels_url()]  # the book's site: the wheel where PyPI has no release
+
+
+def test_lib_missing_installs_the_release_from_pypi_or_the_books_site(tmp_path):
     out = run_cell(None, tmp_path)
-    assert out == {"error": None, "calls": [["install", "-q", f"genmodels-lib=={book.lib_version()}"]]}
+    assert out == {"error": None, "calls": [["install", "-q", f"genmodels-lib=={book.lib_version()}", *SITE]]}
 
 
 def test_lib_missing_on_the_dask_page_installs_the_extra(tmp_path):
     out = run_cell(DASK_PAGE, tmp_path)
-    assert out == {"error": None, "calls": [["install", "-q", f"genmodels-lib[dask]=={book.lib_version()}"]]}
+    assert out == {"error": None, "calls": [["install", "-q", f"genmodels-lib[dask]=={book.lib_version()}",
+                                             *SITE]]}
+
+
+def test_the_site_is_derived_from_the_repository_in_config(tmp_path, monkeypatch):
+    """One home for the address: a fork that sets its repository in _config.yml gets its own site."""
+    monkeypatch.setattr(book, "repository_url", lambda: "https://github.com/Some-Teacher/gm-course")
+    assert book.wheels_url() == "https://some-teacher.github.io/gm-course/wheels/"
+    assert 'book_site = "https://some-teacher.github.io/gm-course/wheels/"' in book.bootstrap_source(None)
+    monkeypatch.setattr(book, "repository_url", lambda: "https://github.com/some-teacher/Some-Teacher.github.io")
+    assert book.wheels_url() == "https://some-teacher.github.io/wheels/"  # a user site is served at the root
 
 
 def test_this_books_lib_installed_does_nothing(tmp_path):

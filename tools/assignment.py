@@ -8,9 +8,14 @@ checks and ``hidden_checks.py`` the hidden ones (what an assignment is, and what
 ``tools/grader/assignment.py``).  This writes, under ``path/to/build/`` (or ``--out``):
 
 * ``hw1.ipynb``, the student notebook: statements, starters, variant and check cells, the set-up cell
-  that installs the released ``lib``, and the public checks in one cell, so that the check cells work on
-  Colab or Binder with this file alone; no solution, nothing of the hidden checks;
+  that installs ``lib`` (PyPI's release, or else the wheel on the book's site), and the public checks in
+  one cell, so that the check cells work on Colab or Binder with this file alone; no solution, nothing of
+  the hidden checks;
 * ``hw1.key.ipynb``, the answer key, executed: each solution in its starter's place.
+
+To run ``hw1.md`` itself in Jupyter while writing it (Jupytext opens it as a notebook), put the line
+``import checks`` in a code cell above the first check cell: ``checks.py`` lies beside the page.  Both
+notebooks leave that line out; there the cell that carries the public checks defines ``checks``.
 
 The key is executed first, in a kernel of its own in a temporary folder, with every public and every
 hidden check run after its check cell: unless all pass, nothing is written and the message names the

@@ -15,9 +15,10 @@ is missing or no longer matches its source.
 
 ``bootstrap`` checks that every chapter's first code cell is the Colab/Binder
 set-up cell built from ``pyproject.toml`` (version, and the extras a page
-needs: those whose packages the page imports), and that ``binder/requirements.txt``
-pins that release; ``--fix`` rewrites them (the cell in the source, the executed
-notebook and the student edition alike).
+needs: those whose packages the page imports) and ``_config.yml`` (the book's
+site, where the Pages deploy puts the wheel), and that ``binder/requirements.txt``
+installs the repository's own ``lib`` (``-e .[dask]``); ``--fix`` rewrites them
+(the cell in the source, the executed notebook and the student edition alike).
 """
 
 import argparse
@@ -25,6 +26,7 @@ import json
 import os
 import re
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -55,9 +57,17 @@ def repository_url():
 
 
 def pages_url():
-    """The book's published address: GitHub Pages of the repository that ``_config.yml`` names."""
+    """The book's published address: GitHub Pages of the repository that ``_config.yml`` names
+    (``https://<owner>.github.io/<repo>``; a repository named ``<owner>.github.io`` is served at the root)."""
     owner, repo = re.match(r"https?://github\.com/([^/]+)/([^/#?]+?)(?:\.git)?$", repository_url()).groups()
-    return f"https://{owner.lower()}.github.io/{repo}"
+    site = f"https://{owner.lower()}.github.io"
+    return site if repo.lower() == f"{owner.lower()}.github.io" else f"{site}/{repo}"
+
+
+def wheels_url():
+    """Where the published book carries ``lib``'s wheel (``tools/site_wheel.py`` writes it there):
+    the folder ``wheels/`` of :func:`pages_url`, a page of links that ``pip --find-links`` reads."""
+    return f"{pages_url()}/wheels/"
 
 
 def repository_branch():
@@ -122,10 +132,17 @@ def page_extras(md):
 def bootstrap_source(md=None):
     """The first code cell of chapter ``md``: install ``lib`` where it is missing.
 
-    On Colab (and anywhere ``lib`` is not installed) it installs from PyPI the
-    release of ``lib`` this book version was written for,
-    ``genmodels-lib==<version of pyproject.toml>`` (a wheel: no git, no clone of
-    the book); where ``lib`` imports it does nothing.  ``lib`` is a generic
+    On Colab (and anywhere ``lib`` is not installed) it installs the release of
+    ``lib`` this book version was written for, ``genmodels-lib==<version of
+    pyproject.toml>``, with ``--find-links`` the ``wheels/`` folder of the book's
+    site (:func:`wheels_url`, derived from ``_config.yml``; the Pages deploy
+    puts the wheel there, ``tools/site_wheel.py``).  pip then takes PyPI's
+    release when PyPI has that version and the site's wheel otherwise (measured,
+    README, "Publishing": of two equal versions pip takes the index's, and
+    ``tests/test_site_wheel.py`` runs this cell against an empty index and a
+    local copy of the site), so a fork's notebooks work on the day its site is
+    published, with no PyPI release.  A wheel, so no git and no clone of the
+    book; where ``lib`` imports the cell does nothing.  ``lib`` is a generic
     top-level name: where another project's ``lib`` is importable (one without
     ``lib.gaussian``), or another distribution has installed files under
     ``lib/`` (its metadata says so), the cell stops with an ``ImportError``
@@ -139,13 +156,14 @@ def bootstrap_source(md=None):
     extras = page_extras(md)
     names = ",".join(sorted(extras))
     release = f"genmodels-lib{f'[{names}]' if extras else ''}=={lib_version()}"
+    what = f"with its `{names}` extra, or the extra's packages alone, where they are" if extras else "where it is"
+    intro = (f"Set-up for Colab and Binder: install the companion library `lib` {what} missing "
+             f"(genmodels-lib {lib_version()}, the release this page was written for: PyPI's, or else "
+             "the wheel on the book's site); elsewhere do nothing. Another project's `lib` stops it here.")
     # Every line within the 88 characters that chapter code keeps to (ruff E501).
     head = (
-        "# Set-up for Colab and Binder: install the companion library `lib` (PyPI's\n"
-        f"# genmodels-lib {lib_version()}, the release this page was written for)"
-        + (f" with its `{names}`\n# extra, or the extra's packages alone, where they are missing;"
-           " elsewhere do\n# nothing. Another project's `lib` stops it here.\n" if extras else
-           " where it is\n# missing; elsewhere do nothing. Another project's `lib` stops it here.\n")
+        textwrap.fill(intro, width=88, initial_indent="# ", subsequent_indent="# ",
+                      break_long_words=False, break_on_hyphens=False) + "\n"
         + "import importlib.metadata, importlib.util, subprocess, sys\n"
         "spec = importlib.util.find_spec\n"
         "try:  # a `lib` without lib.gaussian belongs to another project\n"
@@ -161,12 +179,14 @@ def bootstrap_source(md=None):
         '        + "; this book\'s library is imported as `lib` too, and installing it "\n'
         '        "would overwrite that package. Run this notebook in a fresh runtime "\n'
         '        "(or virtual environment), or uninstall the other package first.")\n'
+        "# pip takes PyPI's release where it exists, else the wheel on the book's site\n"
+        f'book_site = "{wheels_url()}"\n'
     )
     if not extras:
         return head + (
             'if spec("lib") is None:\n'
             '    subprocess.run([sys.executable, "-m", "pip", "install", "-q",\n'
-            f'                    "{release}"], check=True)'
+            f'                    "{release}", "--find-links", book_site], check=True)'
         )
     requirements = [r for extra in sorted(extras) for r in extras[extra]]
     modules = sorted({requirement_module(r) for r in requirements})
@@ -178,7 +198,8 @@ def bootstrap_source(md=None):
         f"elif {module_test}:\n"
         f"    need += {json.dumps(requirements)}\n"
         "if need:\n"
-        '    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *need], check=True)'
+        '    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *need,\n'
+        '                    "--find-links", book_site], check=True)'
     )
 
 
@@ -317,24 +338,32 @@ def run_custom_builder(name):
 BINDER_REQUIREMENTS = ROOT / "binder" / "requirements.txt"
 
 
-def binder_release_line():
-    """Binder's pin of the released ``lib`` with every extra: ``genmodels-lib[dask]==<version>``."""
+def binder_lib_line():
+    """Binder's line for ``lib``: the repository's own, with every extra (``-e .[dask]``).
+
+    Binder has the repository, so it installs ``lib`` from it rather than from PyPI, where a fork's
+    version may never be.  repo2docker runs ``pip install -r binder/requirements.txt`` from the
+    repository's root (so ``.`` is the root), and only after copying the whole repository in when the
+    file names a local path.  Editable: a reader's change to ``lib/`` shows after a kernel restart.
+    """
     extras = ",".join(sorted(optional_dependencies()))
-    return f"genmodels-lib{f'[{extras}]' if extras else ''}=={lib_version()}"
+    return f"-e .{f'[{extras}]' if extras else ''}"
+
+
+_BINDER_LIB = re.compile(r"^(?:genmodels-lib\S*|-e \.\S*|\.\S*)$", re.M)
 
 
 def binder_problem(fix=False):
-    """``None`` when ``binder/requirements.txt`` pins the release of ``pyproject.toml``; ``fix`` rewrites it."""
+    """``None`` when ``binder/requirements.txt`` installs the repository's own ``lib``; ``fix`` rewrites it."""
     text = BINDER_REQUIREMENTS.read_text()
-    pattern = re.compile(r"^genmodels-lib\S*$", re.M)
-    if [m.group(0) for m in pattern.finditer(text)] == [binder_release_line()]:
+    if [m.group(0) for m in _BINDER_LIB.finditer(text)] == [binder_lib_line()]:
         return None
     if fix:
-        BINDER_REQUIREMENTS.write_text(pattern.sub(binder_release_line(), text, count=1))
-        print(f"rewrote {BINDER_REQUIREMENTS.relative_to(ROOT)}: {binder_release_line()}")
+        BINDER_REQUIREMENTS.write_text(_BINDER_LIB.sub(binder_lib_line(), text, count=1))
+        print(f"rewrote {BINDER_REQUIREMENTS.relative_to(ROOT)}: {binder_lib_line()}")
         return None
-    return (f"{BINDER_REQUIREMENTS.relative_to(ROOT)} does not pin {binder_release_line()} "
-            "(run `python tools/book.py bootstrap --fix`).")
+    return (f"{BINDER_REQUIREMENTS.relative_to(ROOT)} does not install the repository's own lib with "
+            f"`{binder_lib_line()}` (run `python tools/book.py bootstrap --fix`).")
 
 
 def bootstrap_problems(fix=False):

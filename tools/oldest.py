@@ -10,14 +10,17 @@ environment's Python::
 
     .venv-oldest/bin/python tools/oldest.py --wheel-dir dist [student/NN_name.ipynb ...]
 
-For each notebook it uninstalls ``genmodels-lib``, checks that no ``lib`` is importable,
-copies the notebook into a new folder outside the checkout, and runs it there with pip
-pointed at the built wheel and at nothing else (``PIP_FIND_LINKS`` = that folder,
-``PIP_NO_INDEX``, ``PIP_ONLY_BINARY``, the stack's pins as ``PIP_CONSTRAINT``): the
-page's own set-up cell installs ``genmodels-lib==<version>`` (04_4's with its ``dask``
-extra) from the wheel, as it installs it from PyPI on Colab.  Afterwards it checks that
-``lib`` was installed from that wheel (the version of ``pyproject.toml``, a regular
-install in the venv's site-packages, not the checkout).
+The built wheel is put in the layout the Pages deploy publishes (``tools/site_wheel.py``)
+and served on 127.0.0.1 for the whole run: a copy of the book's site.  For each notebook
+it uninstalls ``genmodels-lib``, checks that no ``lib`` is importable, copies the notebook
+into a new folder outside the checkout with its set-up cell's site address replaced by
+that server's (nothing else changes), and runs it there with no package index
+(``PIP_NO_INDEX``, pip's configuration files ignored, ``PIP_ONLY_BINARY``, the stack's pins
+as ``PIP_CONSTRAINT``): the page's own set-up cell installs ``genmodels-lib==<version>``
+(04_4's with its ``dask`` extra) from the site's wheel, as it does on Colab while PyPI has
+no release.  Afterwards it checks that the wheel was downloaded from that server and that
+``lib`` was installed from it (the version of ``pyproject.toml``, a regular install in the
+venv's site-packages, not the checkout).
 
 What runs is the *student edition* (``student/*.ipynb``), the notebook that Colab and
 Binder open: no solutions, the set-up cell first.  A starter cell (tag ``starter``) is
@@ -34,7 +37,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -43,6 +45,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import site_wheel  # noqa: E402  (tools/site_wheel.py)
+
 STUDENT = ROOT / "student"
 PINS = ROOT / "requirements-oldest.txt"
 CHECKED = ("numpy", "scipy", "scikit-learn", "matplotlib")
@@ -112,10 +118,23 @@ def lib_version():
     return re.search(r'^version\s*=\s*"([^"]+)"', text, re.M).group(1)
 
 
-def pip_env(wheel_dir):
-    """pip, as the set-up cells call it, sees the built wheel and nothing else."""
-    return {"PIP_FIND_LINKS": str(wheel_dir), "PIP_NO_INDEX": "1", "PIP_ONLY_BINARY": ":all:",
-            "PIP_CONSTRAINT": str(PINS), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+def pip_env():
+    """pip, as the set-up cells call it, has no index and no configuration: it sees the wheel on the
+    site the cell names (``--find-links``) and nothing else."""
+    return {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "", "PIP_CONFIG_FILE": os.devnull, "PIP_ONLY_BINARY": ":all:",
+            "PIP_CONSTRAINT": str(PINS), "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_RETRIES": "0"}
+
+
+def copy_for_site(path, target, url):
+    """Copy the notebook ``path`` to ``target`` with its set-up cell naming the site at ``url``."""
+    import nbformat
+
+    from site_wheel import local_cell
+
+    nb = nbformat.read(path, as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code")
+    cell.source = local_cell(cell.source, url)
+    nbformat.write(nb, target)
 
 
 def _python(code, cwd):
@@ -153,8 +172,10 @@ def installed_from_wheel(folder):
     return None
 
 
-def run_as_colab(path, timeout, wheel_dir):
-    """Run ``path`` the way a student gets it; return None or (cell index or None, problem)."""
+def run_as_colab(path, timeout, site):
+    """Run ``path`` the way a student gets it, with ``site`` = (url, requests) the served copy of the
+    book's site; return None or (cell index or None, problem)."""
+    url, requests = site
     with tempfile.TemporaryDirectory(prefix="colab-") as folder:
         folder = Path(folder).resolve()
         if folder.is_relative_to(ROOT):
@@ -163,9 +184,10 @@ def run_as_colab(path, timeout, wheel_dir):
         if problem:
             return None, problem
         copy = folder / path.name
-        shutil.copyfile(path, copy)
+        copy_for_site(path, copy, url)
+        asked = len(requests)
         saved = dict(os.environ)
-        os.environ.update(pip_env(wheel_dir))
+        os.environ.update(pip_env())
         os.environ.pop("PYTHONPATH", None)
         try:
             result = run_with_retry(copy, timeout)
@@ -174,6 +196,9 @@ def run_as_colab(path, timeout, wheel_dir):
             os.environ.update(saved)
         if result is not None:
             return result
+        wheel = f"/wheels/genmodels_lib-{lib_version()}-py3-none-any.whl"
+        if wheel not in requests[asked:]:
+            return None, f"the set-up cell did not download {wheel} from the site (it asked for {requests[asked:]})"
         problem = installed_from_wheel(folder)
         return None if problem is None else (None, problem)
 
@@ -193,17 +218,19 @@ def main(argv=None):
     print(f"Python {sys.version.split()[0]}; "
           + ", ".join(f"{k} {v}" for k, v in installed_versions().items()))
     failures = []
-    for path in notebooks:
-        start = time.perf_counter()
-        problem = run_as_colab(path, args.timeout, args.wheel_dir.resolve())
-        seconds = time.perf_counter() - start
-        if problem is None:
-            print(f"ok    {path.name} ({seconds:.0f} s)", flush=True)
-        else:
-            index, summary = problem
-            where = f"cell {index}" if index is not None else "run"
-            print(f"FAIL  {path.name} ({seconds:.0f} s): {where}: {summary}", flush=True)
-            failures.append(path.name)
+    with tempfile.TemporaryDirectory(prefix="book-site-") as site_dir, site_wheel.serve(site_dir) as site:
+        site_wheel.write(wheels, site_dir)
+        for path in notebooks:
+            start = time.perf_counter()
+            problem = run_as_colab(path, args.timeout, site)
+            seconds = time.perf_counter() - start
+            if problem is None:
+                print(f"ok    {path.name} ({seconds:.0f} s)", flush=True)
+            else:
+                index, summary = problem
+                where = f"cell {index}" if index is not None else "run"
+                print(f"FAIL  {path.name} ({seconds:.0f} s): {where}: {summary}", flush=True)
+                failures.append(path.name)
     drift = stack_problems()
     for line in drift:
         print(f"STACK {line}")

@@ -38,7 +38,7 @@ def run_builder(fresh=False):
 
 # MyST that Jupyter and Colab would show as raw text (what no student notebook may hold).
 RAW_MYST = {
-    "a backtick directive": r"```\{",
+    "a fenced directive": r"(?:```|~~~)\{",
     "a colon directive": r":::\{",
     "an {eq} role": r"\{eq\}`",
     "a {cite} role": r"\{cite",
@@ -50,10 +50,41 @@ RAW_MYST = {
 }
 
 
+FENCE = re.compile(r"^[ \t>]*(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
+# An inline code span, and the role name right before it when there is one ({ref}`label`).
+CODE_SPAN = re.compile(r"(?P<role>\{[a-z][\w:-]*\})?(?P<ticks>`+)(?:.*?[^`])?(?P=ticks)(?!`)", re.S)
+
+
 def without_code(markdown):
-    """Markdown with fenced code blocks and inline code spans removed (they may show MyST on purpose)."""
-    markdown = re.sub(r"^(?P<f>[ \t>]*(?:`{3,}|~{3,})).*?^(?P=f)[^\n]*$", "", markdown, flags=re.S | re.M)
-    return re.sub(r"(`+)(?:.*?[^`])?\1(?!`)", "", markdown, flags=re.S)
+    """Markdown with its code blocks and inline code spans removed: they may show MyST on purpose.
+
+    What only looks like code is kept, because it is MyST that Jupyter shows as raw text: a fence
+    whose info string opens a directive (```` ```{note} ````, its content and its closing fence), and
+    the backtick span of a role (``{ref}`label` ``, ``{eq}`...` ``, ``{numref}`...` ``).
+    """
+    out, directives, lines, i = [[]], [], markdown.split("\n"), 0
+    while i < len(lines):
+        match = FENCE.match(lines[i])
+        if match:
+            fence, info = match["fence"], match["info"].strip()
+            closes = (directives and not info and fence[0] == directives[-1][0]
+                      and len(fence) >= len(directives[-1]))
+            if closes or info.startswith("{"):
+                directives.pop() if closes else directives.append(fence)
+                out += [lines[i], []]  # a fence line, kept whole; then a new run of text
+                i += 1
+                continue
+            # a code block: skip to its closing fence (the same character, at least as many)
+            close = re.compile(rf"^[ \t>]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+            i += 1
+            while i < len(lines) and not close.match(lines[i]):
+                i += 1
+            i += 1
+            continue
+        out[-1].append(lines[i])
+        i += 1
+    spans = lambda run: CODE_SPAN.sub(lambda m: m.group(0) if m["role"] else "", "\n".join(run))  # noqa: E731
+    return "\n".join(piece if isinstance(piece, str) else spans(piece) for piece in out)
 
 
 def raw_myst(nb):

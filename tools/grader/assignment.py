@@ -243,6 +243,26 @@ VARIANTS = """
 notebook, the seed is yours: leave the cell as it is."""
 
 
+def without_checks_import(source):
+    """``source`` without its top-level ``import checks`` statements.
+
+    That line lets the instructor run ``hw1.md`` in Jupyter beside ``checks.py``; the notebooks built from
+    the page leave it out, because there the carrier cell defines ``checks`` (the student's folder has no
+    checks.py, and the answer key runs in a folder of its own).  Anything else in the cell stays.
+    """
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return source
+    drop = set()
+    for node in body:
+        if isinstance(node, ast.Import) and [(a.name, a.asname) for a in node.names] == [(MODULE, None)]:
+            drop.update(range(node.lineno, node.end_lineno + 1))
+    if not drop:
+        return source
+    return "\n".join(line for i, line in enumerate(source.split("\n"), 1) if i not in drop).strip("\n")
+
+
 def _carrier(assignment):
     """The cell that defines ``checks``: checks.py, run as a module of its own (its names never clash)."""
     source = assignment.public_source
@@ -306,10 +326,13 @@ def _cells(assignment, with_solutions):
             continue
         if "bootstrap" in tags or "solution" in tags or in_solution:
             continue
+        source = without_checks_import(cell.source)
+        if not source.strip():
+            continue  # the page's own `import checks` alone
         if setup:
             out += setup
             setup = []
-        new = new_code(cell.source, id=cell.id)
+        new = new_code(source, id=cell.id)
         new.metadata = {k: v for k, v in cell.metadata.items()}
         if "starter" in tags and with_solutions:
             if label in starters_done:
