@@ -336,6 +336,15 @@ CLAIMS = [
      and g["em-copies-gain"] == round(g["em-copies"] * math.log(1000))
      and (lambda ell: all(abs(ell[b] - ell[a] - g["em-copies-gain"]) < 1 for a, b in [(1e-6, 1e-9), (1e-9, 1e-12)])
           and ell[1e-6] - ell[1e-3] < g["em-copies-gain"] - 5)(_spike(t))),
+    (P3, "[fig-em-map caption] Below the measurement precision ell first dips (lowest near s = S), then rises "
+     "without bound as s -> 0 [alt: both peak near 0.01; ell dips to a minimum near 1e-3 and rises again]",
+     lambda g, t: (lambda m: float(m.group(2)) < float(m.group(1)) < float(m.group(4))
+                   and 2e-4 <= float(m.group(3)) == g["em-map-dip"] <= 3e-3)(
+         re.search(r"ell - ell\(s = 0.1\): ([\d.-]+) at s = 1e-2, lowest ([\d.-]+) at s = ([\de.+-]+), "
+                   r"([\d.-]+) at s = 1e-6", t))),
+    (P3, "Three standard answers [to how many components]: held-out log-likelihood, BIC, AIC",
+     lambda g, t: (lambda text: "Three standard answers:" in text and all(
+         f"* **{name}" in text for name in ("Held-out log-likelihood", "BIC", "AIC")))(source(P3))),
     (P3, "AIC tends to choose more components: on the data below it picks K = A where BIC picks B and the "
      "held-out likelihood C",
      lambda g, t: g["em-K-aic"] > g["em-K-bic"]

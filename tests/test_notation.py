@@ -47,6 +47,9 @@ FORBIDDEN = [
                                          "as states z"),
     ("04_2*.md", r"\\mu_c\b|\{ic\}|component \$c\$", "c is a count or a chunk's centre in chapter 4; "
                                               "a component is k"),
+    ("04_1*.md", r"S_i\b", "S_k is a scatter matrix; the support of q_i is supp q_i"),
+    ("05_elbo*.md", r"constant \$c = ", "c is chapter 1's scale factor and chapter 4's counts and centres; "
+                                     "a constant such as -ln(2 pi)/2 is written out"),
     # ---- chapter 1 ----
     ("01*.md", r"(?<![\w\\])x'(?!')", "x' is a held-out point (x'_j, chapter 4): a standardised feature is "
                                        "x^std_j, whitened coordinates are check x = L^-1 x"),
