@@ -21,12 +21,24 @@ bibliography from opening a second chapter ("Bibliography") after it.
 
 The three switches are defined in the LaTeX preamble (``_config.yml``,
 ``latex_elements: preamble``).
+
+The PDF is the instructor's edition of the chapters: the instructor's and the
+maintainer's guide (``guide/``, web pages about the tools, not the subject) are
+left out of it (``WEB_ONLY``, ``in_print``).
 """
 
 from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
+
+#: Documents under this folder are pages of the web book only (the guides), never printed.
+WEB_ONLY = "guide/"
+
+
+def in_print(docname):
+    """Whether a document of ``_toc.yml`` is printed in the PDF (``pdf_tests/`` asks the same)."""
+    return not str(docname).startswith(WEB_ONLY)
 
 
 def _part_switches(srcdir):
@@ -60,6 +72,15 @@ def add_part_switches(app, doctree, docname):
             page.insert(0, nodes.raw("", switch + "\n", format="latex"))
 
 
+def drop_web_only_pages(app, doctree, docname):
+    """Remove the guides' pages from the assembled LaTeX tree: each is one ``start_of_file`` node."""
+    if app.builder.name != "latex":
+        return
+    for page in list(doctree.findall(addnodes.start_of_file)):
+        if not in_print(page["docname"]):
+            page.parent.remove(page)
+
+
 def title_proofs(app, doctree, docname):
     if app.builder.name != "latex":
         return
@@ -73,6 +94,7 @@ def title_proofs(app, doctree, docname):
 
 
 def setup(app):
+    app.connect("doctree-resolved", drop_web_only_pages)
     app.connect("doctree-resolved", add_part_switches)
     app.connect("doctree-resolved", title_proofs)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,7 +1,7 @@
 """The instructor's PDF, read back: `make pdf` must have run (make test does it).
 
 Checks what a reader of the printed edition relies on: every page of
-``_toc.yml`` is there under its title, the chapters carry the web's numbers,
+``_toc.yml`` but the guides (web pages only) is there under its title, the chapters carry the web's numbers,
 no reference is unresolved, every figure of the HTML book is printed, the
 solutions are printed, and no line of code runs past the margin.
 """
@@ -9,6 +9,7 @@ solutions are printed, and no line of code runs past the margin.
 import re
 import shutil
 import subprocess
+import sys
 import unicodedata
 from pathlib import Path
 
@@ -16,6 +17,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "_ext"))
+import latex_book  # noqa: E402  (_ext/latex_book.py: which pages are printed)
 LATEX = ROOT / "_build" / "latex"
 PDF = LATEX / "book.pdf"
 HTML = ROOT / "_build" / "html"
@@ -52,13 +55,14 @@ def _normalise(text):
 
 
 def _toc():
-    """[(docname, numbered)] for every page of _toc.yml, in reading order (root excluded)."""
+    """[(docname, numbered)] for every printed page of _toc.yml, in reading order (root excluded;
+    the guides are web pages only, ``_ext/latex_book.py``)."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     pages = []
 
     def walk(entries, numbered):
         for entry in entries or []:
-            if "file" in entry:
+            if "file" in entry and latex_book.in_print(entry["file"]):
                 pages.append((str(Path(entry["file"]).with_suffix("")), numbered))
             walk(entry.get("sections"), numbered)
 
@@ -191,7 +195,8 @@ def test_no_code_line_runs_past_the_margin(latex_log):
 def test_readme_states_the_page_count():
     info = subprocess.run(["pdfinfo", str(PDF)], check=True, capture_output=True, text=True).stdout
     pages = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
-    readme = (ROOT / "README.md").read_text()
-    stated = re.search(r"The current PDF has (\d+) pages", readme)
-    assert stated, "README's PDF section should say 'The current PDF has N pages'"
-    assert int(stated.group(1)) == pages, f"README says {stated.group(1)} pages, the PDF has {pages}: update README"
+    guide = (ROOT / "guide" / "slides.md").read_text()  # the instructor's guide, "Slides and the PDF"
+    stated = re.search(r"The current PDF has (\d+) pages", guide)
+    assert stated, "guide/slides.md's PDF section should say 'The current PDF has N pages'"
+    assert int(stated.group(1)) == pages, (
+        f"guide/slides.md says {stated.group(1)} pages, the PDF has {pages}: update it")

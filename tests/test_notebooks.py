@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "_ext"))
 
 import book  # noqa: E402  (tools/book.py)
+import docs  # noqa: E402  (tests/docs.py: where the documentation's text lives)
 
 SOURCES = book.chapter_sources()
 IDS = [p.stem for p in SOURCES]
@@ -154,7 +155,7 @@ def test_no_page_is_longer_than_a_page_should_be(md):
 
 def test_readme_chapter_table_lists_every_page():
     """README's "Chapters" table names every chapter and section page of _toc.yml, in order."""
-    readme = (ROOT / "README.md").read_text()
+    readme = docs.readme()
     table = readme.split("## Chapters", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\|[^|]*`(chapters/[\w]+)\.md`", table, re.M)
     pages = [f for f in _toc_files() if re.match(r"chapters/\d\d_", f)]

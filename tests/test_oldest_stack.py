@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import docs  # tests/docs.py: where the documentation's text lives
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import oldest  # noqa: E402  (tools/oldest.py)
@@ -39,11 +41,10 @@ def test_pins_equal_the_lower_bounds(package):
 
 
 @pytest.mark.parametrize("package", PACKAGES)
-def test_readme_states_the_oldest_stack(package):
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("## Supported versions"):]
+def test_guide_states_the_oldest_stack(package):
+    section = "\n".join(docs.section(docs.guide_page("maintainer/versions"), "## Supported versions"))
     row = re.search(rf"^\| {re.escape(package)} \| ([0-9.]+) \|", section, re.M)
-    assert row, f"README's Supported versions table has no row for {package}"
+    assert row, f"the Supported versions table (guide/maintainer/versions.md) has no row for {package}"
     assert _version(row.group(1)) == _version(_lower_bounds()[package])
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import docs  # tests/docs.py: where the documentation's text lives
 import lib
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,25 +81,16 @@ def test_model_modules_import_without_matplotlib(tmp_path):
     assert out.returncode == 0, out.stderr
 
 
-def _section(text, heading):
-    """The lines of a Markdown section, from its heading to the next heading of the same level."""
-    level = heading.split(" ")[0]
-    lines = text.splitlines()
-    start = lines.index(heading) + 1
-    end = next((i for i in range(start, len(lines)) if lines[i].startswith(level + " ")), len(lines))
-    return lines[start:end]
-
-
-def test_readme_benchmark_numbers_come_from_the_latest_results():
-    """The README quotes benchmarks/results.md and results_cases.md (summary and table rows) without
-    editing them."""
-    readme = _section((ROOT / "README.md").read_text(), "## Benchmarks")
+def test_guide_benchmark_numbers_come_from_the_latest_results():
+    """The maintainer's guide ("Benchmarks") quotes benchmarks/results.md and results_cases.md
+    (summary and table rows) without editing them."""
+    readme = docs.section(docs.guide_page("maintainer/benchmarks"), "# Benchmarks")
     results = set((ROOT / "benchmarks" / "results.md").read_text().splitlines())
     results |= set((ROOT / "benchmarks" / "results_cases.md").read_text().splitlines())
     quoted = [line for line in readme if line.startswith(("- headline", "- largest", "- median", "- memory", "| 1e"))]
-    assert len(quoted) >= 10, "the README's Benchmarks section should quote the summary and some rows"
+    assert len(quoted) >= 10, "guide/maintainer/benchmarks.md should quote the summary and some rows"
     stale = [line for line in quoted if line not in results]
-    assert not stale, f"README lines not in benchmarks/results.md (copy them from the latest run): {stale}"
+    assert not stale, f"guide/maintainer/benchmarks.md lines not in benchmarks/results.md (copy them from the latest run): {stale}"
 
 
 def test_glue_takes_text_only_and_needs_no_myst_nb(monkeypatch):

@@ -16,6 +16,7 @@ WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 sys.path.insert(0, str(ROOT / "tools"))
 
 import book  # noqa: E402  (tools/book.py)
+import docs  # noqa: E402  (tests/docs.py: where the documentation's text lives)
 
 
 def _yaml(path):
@@ -59,7 +60,7 @@ def test_workflow_tests_every_change_and_publishes_only_main():
 
 
 def test_readme_test_command_is_what_ci_runs():
-    readme = (ROOT / "README.md").read_text()
+    readme = docs.readme()
     assert "make test" in readme and "make book" in readme
     ci = (ROOT / ".ci" / "run").read_text()
     assert re.search(r"^make test$", ci, re.M)
