@@ -10,7 +10,7 @@ interactive figures included, are the web book's), reveal.js comes from its npm 
 web book's (``sphinx-mathjax-offline``), both copied next to the decks: a deck opened from disk works
 with no network.
 
-What goes on a slide is marked in the page's source (README, "Slides"):
+What goes on a slide is marked in the page's source (guide/slides.md, "Slides"):
 
 * every section heading starts a slide (the page title starts the deck);
 * ``% slide`` (a MyST comment line) puts the block right after it on the current section's slide:
@@ -45,7 +45,7 @@ DECK_PAGE = re.compile(r"^chapters/\d\d_[^/]+$")  # the numbered chapter and sec
 LONG_OUTPUT = 12  # text outputs with more lines stay in the book
 BIG = ("figure", "cell", "directive")  # blocks that start a slide of their own when it is not empty
 CELL_TAGS = {"slide", "slide-code"}  # a code cell's tags that put it on a slide
-# A line of a page's MyST source that is a slide mark, not text the reader reads (README, "Slides"):
+# A line of a page's MyST source that is a slide mark, not text the reader reads (guide/slides.md, "Slides"):
 # `% slide`, the first line of `% notes: ...`, a code cell's tag line that holds a slide tag.
 SOURCE_MARK = re.compile(r"^\s*(% slide\s*$|% notes:|:?tags: \[(?:[\w-]+, )*slide(-code)?(?:, [\w-]+)*\]\s*$)")
 CAPACITY = 4  # equations and paragraphs on one slide (an equation of several lines counts more)

@@ -1,4 +1,4 @@
-"""Accessibility of the HTML book: WCAG 2.1 AA (README, "Accessibility").
+"""Accessibility of the HTML book: WCAG 2.1 AA (guide/maintainer/accessibility.md, "Accessibility").
 
 * Every page a reader can reach, in light and in dark mode, has no violation of
   axe-core's WCAG 2.0 and 2.1 level A and AA rules: the pages of ``_toc.yml`` and

@@ -1,4 +1,4 @@
-"""The lecture slides (README, "Slides") in headless Chromium, opened from disk with no network.
+"""The lecture slides (guide/slides.md, "Slides") in headless Chromium, opened from disk with no network.
 
 Run after ``make slides`` (``make test`` builds them before the browser tests).  Every deck in
 ``_build/slides`` is opened once from ``file://`` in one browser context (the session's Chromium,

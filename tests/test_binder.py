@@ -1,4 +1,4 @@
-"""Binder's environment (``binder/``; README, "Binder"): what a reader needs, nothing more.
+"""Binder's environment (``binder/``; guide/maintainer/versions.md, "Binder"): what a reader needs, nothing more.
 
 Binder (repo2docker) reads ``binder/`` in preference to the repository's root, so
 the book's own ``requirements.txt`` (Jupyter Book, Sphinx, Playwright, axe, ruff,

@@ -143,7 +143,7 @@ from slide_decks import SOURCE_MARK as SLIDE_MARK  # noqa: E402  (one home: _ext
 @pytest.mark.parametrize("md", SOURCES, ids=IDS)
 def test_no_page_is_longer_than_a_page_should_be(md):
     """A long chapter becomes a chapter page with section pages (``sections:`` in _toc.yml)."""
-    # the slide marks (README, "Slides") are not text a reader reads: `% slide`, `% notes: ...`, a `slide` tag line;
+    # the slide marks (guide/slides.md, "Slides") are not text a reader reads: `% slide`, `% notes: ...`, a `slide` tag line;
     # nor is the set-up cell (tagged remove-cell: the HTML does not show it)
     text = md.read_text().replace(book.bootstrap_source(md), "")
     lines = len([line for line in text.splitlines() if not SLIDE_MARK.match(line)])

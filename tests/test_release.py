@@ -1,4 +1,4 @@
-"""The release workflow, read offline (README, "Releasing").
+"""The release workflow, read offline (guide/maintainer/publishing.md, "Releasing").
 
 ``.github/workflows/release.yml`` is checked against GitHub's schema by
 tests/test_publishing.py (check-jsonschema's vendored copy, as every workflow);

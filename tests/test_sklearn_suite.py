@@ -11,7 +11,7 @@ an underscore: ``_estimate_log_gaussian_prob``, ``_compute_precision_cholesky``,
 Every selected case runs unmodified and must pass, with one exception, listed
 in :data:`RELAXED`: ``test_check_weights`` runs as a copy in which one
 ``match`` is changed, because scikit-learn's own message swaps two labels
-(README, "Differences from scikit-learn").  Nothing is marked xfail.
+(guide/maintainer/library.md, "Differences from scikit-learn").  Nothing is marked xfail.
 """
 
 import ast

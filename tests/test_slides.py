@@ -1,4 +1,4 @@
-"""The lecture slides (README, "Slides"): the ``slides`` builder (``_ext/slide_decks.py``, ``make slides``).
+"""The lecture slides (guide/slides.md, "Slides"): the ``slides`` builder (``_ext/slide_decks.py``, ``make slides``).
 
 The builder runs once for the module (on the doctrees the student edition's tests have read, when
 they ran first) and writes ``_build/slides``; each test then reads the decks it wrote:

@@ -203,7 +203,7 @@ def test_solutions_removed_starters_and_checks_kept():
     code = [c for c in nb.cells if c.cell_type == "code"]
     for cell in code:  # copied unchanged: source, tags, metadata (a check cell also names its exercise)
         assert cell.source == source[cell.id].source
-        want = dict(source[cell.id].metadata)  # but for the slide tags (README, "Slides"), left out
+        want = dict(source[cell.id].metadata)  # but for the slide tags (guide/slides.md, "Slides"), left out
         tags = [t for t in want.get("tags", []) if t not in student_edition.slide_decks.CELL_TAGS]
         want = {**{k: v for k, v in want.items() if k != "tags"}, **({"tags": tags} if tags else {})}
         assert {k: v for k, v in cell.metadata.items() if k != "exercise"} == want

@@ -138,7 +138,7 @@ def bootstrap_source(md=None):
     site (:func:`wheels_url`, derived from ``_config.yml``; the Pages deploy
     puts the wheel there, ``tools/site_wheel.py``).  pip then takes PyPI's
     release when PyPI has that version and the site's wheel otherwise (measured,
-    README, "Publishing": of two equal versions pip takes the index's, and
+    guide/maintainer/publishing.md, "Publishing": of two equal versions pip takes the index's, and
     ``tests/test_site_wheel.py`` runs this cell against an empty index and a
     local copy of the site), so a fork's notebooks work on the day its site is
     published, with no PyPI release.  A wheel, so no git and no clone of the
@@ -146,7 +146,7 @@ def bootstrap_source(md=None):
     top-level name: where another project's ``lib`` is importable (one without
     ``lib.gaussian``), or another distribution has installed files under
     ``lib/`` (its metadata says so), the cell stops with an ``ImportError``
-    that names it rather than install over it (README, "Releasing").  A page that imports an
+    that names it rather than install over it (guide/maintainer/publishing.md, "Releasing").  A page that imports an
     optional dependency of ``lib`` (an extra of ``pyproject.toml``, such as
     ``dask``) installs ``lib`` with that extra, and where ``lib`` is present but
     the extra's modules are not, installs the extra's requirements alone (so a

@@ -3,7 +3,7 @@
     python tools/release.py plan [--remote origin] [--pypi URL]
     python tools/release.py check-dist DIR
 
-The release workflow (``.github/workflows/release.yml``; README, "Releasing")
+The release workflow (``.github/workflows/release.yml``; guide/maintainer/publishing.md, "Releasing")
 runs ``plan`` on the commit of ``main`` that ``make test`` has just passed.  It
 reads the version of ``pyproject.toml``, the remote's tags (``git ls-remote``)
 and the versions of ``genmodels-lib`` on PyPI (its simple index, in JSON), and decides:
