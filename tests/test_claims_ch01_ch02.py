@@ -108,6 +108,38 @@ def _mixture_density(x):
     return 0.4 * norm.pdf(x, -2.0, 0.5) + 0.6 * norm.pdf(x, 1.5, 0.7)
 
 
+def _log_sigmoid_safely():
+    """01's prose (computed): ln sigma(t) = min(t, 0) - ln(1 + e^-|t|) exponentiates only
+    non-positive numbers and is ~ t for t << 0, where -ln(1 + e^-t) overflows to -inf."""
+    from scipy.special import log_expit
+
+    t = np.array([-1000.0, -40.0, -1.0, 0.0, 1.0, 40.0, 1000.0])
+    safe = np.minimum(t, 0) - np.log1p(np.exp(-np.abs(t)))
+    with np.errstate(over="ignore"):
+        direct = -np.log1p(np.exp(-t))
+    return (np.allclose(safe, log_expit(t), rtol=1e-15, atol=0) and safe[0] == -1000.0
+            and direct[0] == -np.inf)
+
+
+def _spherical_versus_petal():
+    """02_3's fig-mle-gauss-shapes (computed): the spherical MLE's variance tr(Sigma_hat)/4 for
+    versicolor, the average of the two petal variances, and that of the two sepal variances."""
+    from lib.datasets import load_iris
+
+    x, y = load_iris()
+    variances = np.diag(np.cov(x[y == 1].T, bias=True))
+    return variances.mean(), variances[2:].mean(), variances[:2].mean()
+
+
+def _uniform_prior_posterior_mean(n_ones, n):
+    """02_1's prose (computed): the posterior mean of a coin's theta under Uniform[0, 0.2], from
+    n_ones ones in n tosses (the Beta(n_ones + 1, n - n_ones + 1) posterior cut to [0, 0.2])."""
+    grid = np.linspace(0, 0.2, 200001)[1:]
+    log_post = n_ones * np.log(grid) + (n - n_ones) * np.log1p(-grid)
+    weights = np.exp(log_post - log_post.max())
+    return float((grid * weights).sum() / weights.sum())
+
+
 CLAIMS = [
     # (page, the prose's words, check(glued, printed text))
     ("01_1_fitting_logistic", "even 20000 steps [on the raw features] reach only ... "
@@ -387,6 +419,22 @@ CLAIMS = [
      lambda g, t: (lambda mu: -2 < mu < 1.5 and _mixture_density(mu)
                    < 0.25 * _mixture_density(np.linspace(-5, 5, 10001)).max())(
          number(t, r"mean mu_p = ([\d.]+)"))),
+    # ---- the fresh reading of chapters 1-3 (issue 53, text round 4)
+    ("01_discriminative_vs_generative", "(computed) use ln sigma(t) = min(t, 0) - ln(1 + e^-|t|), which for "
+     "t << 0 returns ~ t rather than ln 0 = -inf (written as -ln(1 + e^-t) it would overflow there)",
+     lambda g, t: _log_sigmoid_safely()),
+    ("02_3_gaussian_mle", "(computed) the spherical one keeps only the average variance of all four "
+     "measurements, tr Sigma_hat / 4, which for versicolor is larger than the average of the two petal "
+     "variances (the sepals vary more)",
+     lambda g, t: (lambda all4, petal, sepal: all4 > 1.1 * petal and sepal > petal)(*_spherical_versus_petal())
+     and "spherical = trace / d: True" in t),
+    ("02_1_map_bayesian", "(computed) a prior that is zero around the truth, Uniform[0, 0.2] for a coin "
+     "with theta* = 0.3, piles the posterior up at 0.2",
+     lambda g, t: all(0.2 - 3 / n < _uniform_prior_posterior_mean(3 * n // 10, n) < 0.2 for n in (1000, 10000))),
+    ("02_2_naive_bayes_spam", "its worst mistakes are made with near certainty (seven of the eleven errors "
+     "have a confidence above 0.9)",
+     lambda g, t: (lambda conf: len(conf) == 11 and sum(c > 0.9 for c in conf) == 7)(
+         numbers(t, r"the 11 errors, their confidence in the wrong class:\n\[([^\]]*)\]"))),
 ]
 
 

@@ -70,6 +70,36 @@ def _imputation(t):
     return {" ".join(r[:2]): tuple(float(v) for v in r[2:]) for r in table(t, "hidden feature", 4)}
 
 
+def _class_covariances_fisher():
+    """03_3's fig-gda-fisher-iris (computed): each species' covariance in the two discriminant
+    coordinates, and the pooled within-class covariance there."""
+    import lib
+    from lib.datasets import load_iris
+
+    x, y = load_iris()
+    lda = lib.discriminant.GaussianDiscriminantAnalysis("tied").fit(x, y)
+    _, directions = lib.discriminant.discriminant_directions(lda.priors_, lda.means_, lda.covariances_)
+    xf = x @ directions
+    pooled = lib.discriminant.GaussianDiscriminantAnalysis("tied").fit(xf, y).covariances_
+    return [np.cov(xf[y == k].T, bias=True) for k in range(3)], pooled
+
+
+def _impute_switches():
+    """03_4's fig-gda-impute (computed): the petal lengths at which the most probable class of the
+    petal-only QDA model changes, and each species' range of petal lengths."""
+    import lib
+    from lib.datasets import load_iris
+
+    x, y = load_iris()
+    qda = lib.discriminant.GaussianDiscriminantAnalysis("full").fit(x[:, 2:], y)
+    lengths = np.linspace(0.8, 7.2, 6401)
+    queries = np.column_stack([lengths, np.full_like(lengths, np.nan)])
+    best = lib.discriminant.log_posterior_observed(queries, qda.priors_, qda.means_, qda.covariances_).argmax(axis=1)
+    changes = np.flatnonzero(np.diff(best))
+    ranges = [(x[y == k, 2].min(), x[y == k, 2].max()) for k in range(3)]
+    return list(zip(lengths[changes], best[changes], best[changes + 1])), ranges
+
+
 SE_150 = math.sqrt(0.8 * 0.2 / 150)  # standard error of an accuracy near 0.8 on 150 flowers
 SE_30 = math.sqrt(0.8 * 0.2 / 30)  # ... on 30 held-out flowers, the text's 0.07
 
@@ -94,7 +124,8 @@ CLAIMS = [
      lambda g, t: all(v < -1000 for v in numbers(t, r"log joint densities: \[\[(.*)\]\]"))
      and sum(numbers(t, r"posterior: \[\[(.*)\]\]")) == 1.0),
     ("03_1_prediction", "far from every flower the posterior stays high, practically one in the two "
-     "right-hand corners and about four in five in the left-hand ones",
+     "right-hand corners and about four in five in the left-hand ones [alt: bright towards the right "
+     "edge, green (about 0.8) towards the bottom-left and top-left corners]",
      lambda g, t: (lambda c: min(c[2:]) > 0.99 and all(0.75 <= v <= 0.85 for v in c[:2]))(
          numbers(t, r"at the corners \(left: bottom, top; right: bottom, top\): \[(.*)\]"))),
     ("03_1_prediction", "with K = 3 [the QDA count] passes 1000 at d = 25",
@@ -237,6 +268,17 @@ CLAIMS = [
                    < 1e-3 and rows["sepal width"][4] > full and min(r[4] for r in rows.values()) > 0.94
                    and round((rows["sepal width"][4] - full) * 150) == g["gda-missing-width-flowers"])(
          _imputation(t), number(t, r"accuracy with all four features: ([\d.]+)"))),
+    ("03_3_fisher_shrinkage", "(computed) [fig-gda-fisher-iris caption] the pooled within-class covariance "
+     "is the identity; the classes' own covariances differ from it (setosa's clearly tilted)",
+     lambda g, t: (lambda own, pooled: np.allclose(pooled, np.eye(2), atol=1e-10)
+                   and all(np.abs(c - np.eye(2)).max() > 0.2 for c in own)
+                   and abs(own[0][0, 1]) / math.sqrt(own[0][0, 0] * own[0][1, 1]) > 0.5)(*_class_covariances_fisher())),
+    ("03_4_missing_features", "(computed) [fig-gda-impute] the mixed mean bends from one line to the next "
+     "where the posterior changes hands: in the empty gap between setosa and versicolor, and in the overlap "
+     "of versicolor and virginica",
+     lambda g, t: (lambda switches, ranges: [(a, b) for _, a, b in switches] == [(0, 1), (1, 2)]
+                   and ranges[0][1] < switches[0][0] < ranges[1][0]
+                   and ranges[2][0] < switches[1][0] < ranges[1][1])(*_impute_switches())),
 ]
 
 

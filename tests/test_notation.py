@@ -74,6 +74,9 @@ FORBIDDEN = [
     ("02_2*.md", r"s_k\(x", "s_i is the +-1 label; the log joint is a_k(x)"),
     ("02_2*.md", r"\$L\$|L!", "L is the likelihood; the length of a message is T"),
     ("02_3*.md", r"\\gamma_\{ik\}", "responsibilities are introduced with EM in chapter 4"),
+    ("02_1*.md", r"(?<![\w\\])A = \\sum|[+-] A\b", "A is a generic matrix; the total concentration is "
+                                                  "alpha_bullet = sum_j alpha_j"),
+    ("02_4*.md", r"\\in A\b|\$A = \\\{|on \$A\$", "A is a generic matrix; the support of p is supp p"),
     # ---- chapter 3 ----
     ("03_[134]_*.md", r"\\lambda", "lambda is only the l2 penalty strength; Fisher's eigenvalues are J_j, "
                                      "sample eigenvalues eig_j(hat Sigma)"),
