@@ -13,7 +13,7 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student slides serve clean bench grade collect course-key handout assignment test-oldest dist test-wheel
+.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student slides slides-pdf serve clean bench grade collect course-key handout assignment test-oldest dist test-wheel
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
@@ -21,6 +21,7 @@ help:
 	@echo "make notebooks  re-execute chapters whose notebook no longer matches its .md; regenerate student notebooks"
 	@echo "make student    regenerate the student notebooks only"
 	@echo "make slides     build the lecture slides, one reveal.js deck per page, into _build/slides (README, Slides)"
+	@echo "make slides-pdf one PDF per slide deck (reveal.js's print view in Chromium) into _build/slides/pdf"
 	@echo "make pdf        build the instructor's PDF (solutions inline) into _build/latex/book.pdf"
 	@echo "make serve      serve _build/html on http://127.0.0.1:8000"
 	@echo "make bench      run the benchmarks against scikit-learn"
@@ -140,6 +141,13 @@ slides: $(STAMP)
 	bash tools/install_reveal.sh
 	test -f _build/html/index.html || $(MAKE) book
 	$(PY) tools/slides.py
+
+# One PDF per deck (README, "Slides"): reveal.js's print view (?print-pdf, one page per slide) printed by
+# the browser tests' Chromium (tools/install_browser.sh) -> _build/slides/pdf/<page>.pdf, linked from
+# _build/slides/index.html.
+slides-pdf: slides
+	bash tools/install_browser.sh
+	$(PY) tools/slides.py --pdf
 
 # The PDF prints solutions inline: it is the instructor's edition.  Installs
 # TeX Live from Debian's packages when missing (tools/install_tex.sh).
