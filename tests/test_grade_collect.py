@@ -269,6 +269,9 @@ def test_stale_lms_files_are_removed_with_a_word_when_they_cannot_be_written_aga
     editions = find.load_editions()
     result = report.validated({"page": CH2}, "s01", editions, CH2)
     (tmp_path / "moodle.csv").write_text("Full name,ID number\nAda,U001\n")
+    # a run that graded no one (all skipped) changed no score: the file stays as it is
+    assert lms.refresh([result], [], editions, tmp_path, written=["canvas"], graded=False) == []
+    assert (tmp_path / "moodle.csv").is_file()
     lines = lms.refresh([result], [], editions, tmp_path, written=["canvas"])
     assert not (tmp_path / "moodle.csv").exists()
     assert "moodle.csv REMOVED" in lines[0] and "ROSTER=roster.csv LMS=moodle writes it again" in lines[0]

@@ -223,7 +223,7 @@ def main(argv=None):
         path = lms.write_lms(fmt, ordered, roster_rows, editions, args.out, args.lms_columns, args.lms_assignment,
                              extra_columns=extra)
         print(f"{fmt}: {path} ({len(roster_rows)} roster student(s))")
-    for line in lms.refresh(ordered, roster_rows, editions, args.out, args.lms, extra_columns=extra):
+    for line in lms.refresh(ordered, roster_rows, editions, args.out, args.lms, extra_columns=extra, graded=bool(todo)):
         print(line)
     for line in upload.write_zips(ordered, collect.read_manifest(args.submissions), args.out, book_url):
         print(line)

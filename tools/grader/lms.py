@@ -159,10 +159,11 @@ def _remember(out, fmt, columns, title):
     path.write_text(json.dumps(known, indent=1), encoding="utf-8")
 
 
-def refresh(results, roster, editions, out, written, extra_columns=()):
+def refresh(results, roster, editions, out, written, extra_columns=(), graded=True):
     """Every LMS file of ``out`` that this run did not write (``written``), written again from all results
-    with the options it was written with, or removed when this run cannot (no roster, or one without the
-    ids the LMS needs): a file of an earlier run never keeps old scores. Lines for the summary."""
+    with the options it was written with, or, when this run graded anyone (``graded``) and cannot write it
+    (no roster, or one without the ids the LMS needs), removed: a file of an earlier run never keeps old
+    scores. Lines for the summary."""
     try:
         known = json.loads((out / OPTIONS).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -179,7 +180,7 @@ def refresh(results, roster, editions, out, written, extra_columns=()):
         if roster and not check_roster(roster, [fmt]):
             write_lms(fmt, results, roster, editions, out, columns, title, extra_columns=extra_columns)
             lines.append(f"{fmt}: {path} written again from every result (an earlier run wrote it)")
-        else:
+        elif graded:
             path.unlink()
             lines.append(f"{fmt}: {path} REMOVED: an earlier run wrote it, and without ROSTER= (with the ids "
                          f"{fmt} needs) it cannot be written again; it would have kept the old scores. "
