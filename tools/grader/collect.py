@@ -34,7 +34,7 @@ import stat
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from grader.common import escape
+from grader.common import csv_cell, escape
 
 FORMATS = ("canvas", "moodle", "gradescope")
 MAX_ENTRIES = 20000
@@ -324,8 +324,8 @@ def write_manifest(out, rows):
     with open(Path(out) / MANIFEST, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=MANIFEST_COLUMNS, extrasaction="ignore")
         writer.writeheader()
-        for row in rows:
-            writer.writerow({c: row.get(c, "") for c in MANIFEST_COLUMNS})
+        for row in rows:  # a file name is the student's text: never a formula when a spreadsheet opens it
+            writer.writerow({c: csv_cell(escape(row.get(c, ""), 1000)) for c in MANIFEST_COLUMNS})
 
 
 def read_manifest(folder):
