@@ -13,7 +13,7 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student slides serve clean bench grade course-key handout assignment test-oldest dist test-wheel site-wheel
+.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student slides slides-pdf serve clean bench grade collect course-key handout assignment test-oldest dist test-wheel site-wheel
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
@@ -21,10 +21,12 @@ help:
 	@echo "make notebooks  re-execute chapters whose notebook no longer matches its .md; regenerate student notebooks"
 	@echo "make student    regenerate the student notebooks only"
 	@echo "make slides     build the lecture slides, one reveal.js deck per page, into _build/slides (README, Slides)"
+	@echo "make slides-pdf one PDF per slide deck (reveal.js's print view in Chromium) into _build/slides/pdf"
 	@echo "make pdf        build the instructor's PDF (solutions inline) into _build/latex/book.pdf"
 	@echo "make serve      serve _build/html on http://127.0.0.1:8000"
 	@echo "make bench      run the benchmarks against scikit-learn"
 	@echo "make grade SUBMISSIONS=dir [KEY=course.key] [ROSTER=roster.csv LMS=canvas] [STUDENT=s01] [OUT=dir]  grade homework (see README)"
+	@echo "make collect FROM=download.zip ROSTER=roster.csv LMS=canvas OUT=dir  submissions in from the LMS's download"
 	@echo "make course-key KEY=course.key   write a new course key (per-student variants)"
 	@echo "make handout ROSTER=roster.csv KEY=course.key [OUT=handout]  one folder of notebooks per student"
 	@echo "make assignment SRC=path/hw1.md   an instructor's own homework: student notebook and answer key"
@@ -141,6 +143,13 @@ slides: $(STAMP)
 	test -f _build/html/index.html || $(MAKE) book
 	$(PY) tools/slides.py
 
+# One PDF per deck (README, "Slides"): reveal.js's print view (?print-pdf, one page per slide) printed by
+# the browser tests' Chromium (tools/install_browser.sh) -> _build/slides/pdf/<page>.pdf, linked from
+# _build/slides/index.html.
+slides-pdf: slides
+	bash tools/install_browser.sh
+	$(PY) tools/slides.py --pdf
+
 # The PDF prints solutions inline: it is the instructor's edition.  Installs
 # TeX Live from Debian's packages when missing (tools/install_tex.sh).
 pdf: $(STAMP)
@@ -179,6 +188,13 @@ grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [KEY=course.key] [ROSTER=roster.csv] [OUT=folder] [GRADE_ARGS=...]"; exit 2; }
 	@bash tools/install_sandbox.sh
 	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(GRADE_BOOK_ARGS) $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(GRADE_ARGS)
+
+# Submissions in from the LMS (README, "The grade book"): the zip that Canvas's "Download Submissions",
+# Moodle's "Download all submissions" or Gradescope's "Export Submissions" gives -> OUT/<student>.ipynb
+# (mapped by the LMS's ids in the roster) and OUT/collected.csv, ready for make grade SUBMISSIONS=OUT.
+collect: $(STAMP)
+	@test -n "$(FROM)" -a -n "$(ROSTER)" -a -n "$(LMS)" -a -n "$(filter command line environment,$(origin OUT))" || { echo "usage: make collect FROM=download.zip ROSTER=roster.csv LMS=canvas|moodle|gradescope OUT=folder"; exit 2; }
+	$(PY) tools/collect.py --from "$(FROM)" --roster "$(ROSTER)" --lms "$(LMS)" --out "$(OUT)"
 
 # Variants (README, "Teaching with this book"): a course key, then one folder of notebooks per
 # student with that student's numbers. OUT defaults to handout/ here.
