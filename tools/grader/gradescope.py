@@ -181,15 +181,22 @@ def _page_needs(md):
 
 
 def build_wheel(out):
-    """lib's wheel, built as ``make dist`` builds it (``python -m build``), into ``out``."""
-    done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(ROOT)],
-                          capture_output=True, text=True)
+    """lib's wheel, built as ``make dist`` builds it (``python -m build``), into ``out``: from a copy of what
+    the build reads (pyproject.toml, README.md, LICENSE, MANIFEST.in, lib/), so the checkout's build/ (make
+    dist's) is never touched."""
+    with tempfile.TemporaryDirectory(prefix="gm-wheel-") as tmp:
+        for name in ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in"):
+            if (ROOT / name).exists():
+                shutil.copy2(ROOT / name, Path(tmp) / name)
+        shutil.copytree(ROOT / "lib", Path(tmp) / "lib", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(Path(out).resolve()), tmp],
+                              capture_output=True, text=True)
     if done.returncode:
         raise BundleError(f"building lib's wheel failed:\n{done.stderr[-2000:]}")
     return next(Path(out).glob("*.whl"))
 
 
-def build(out, page=None, assignment=None, key=None, roster=None, wheel=None, id_field="email"):
+def build(out, page=None, assignment=None, key=None, roster=None, wheel=None, id_field="sid"):
     """Write ``out/<name>/autograder.zip`` for ``page`` (a page of the book with exercises) or ``assignment``
     (``path/hw1.md``); return its path.  ``key`` (and ``roster``) judge each student's own variants."""
     from grader import assignment as homework
@@ -280,15 +287,23 @@ def _add(z, name, data, mode=0o644):
 # -------------------------------------------------------------------- grading --
 
 def student_of(metadata_path, id_field):
-    """The student's id from Gradescope's submission_metadata.json (the first user of a group), printable."""
+    """(student id, note) from Gradescope's submission_metadata.json (its first user: a group's first member).
+
+    ``id_field`` names the roster's student (``sid``, Gradescope's student ID, by default); where Gradescope
+    gave none, the email names the student and the note says that variants cannot be the student's own."""
     try:
         users = json.loads(Path(metadata_path).read_text()).get("users") or []
-        value = users[0].get(id_field) if isinstance(users[0], dict) else None
+        user = users[0] if isinstance(users[0], dict) else {}
     except (OSError, ValueError, AttributeError, IndexError):
-        value = None
-    if value is None or value == "":
-        return None
-    return escape(str(value), 200)
+        user = {}
+    for field in dict.fromkeys([id_field, "email", "id"]):
+        value = user.get(field)
+        if value not in (None, ""):
+            note = None if field == id_field else (
+                f"Gradescope gave no {id_field} for this submission (its roster lacks it): it is named by its "
+                f"{field}, and the variant exercises are judged as for a student not in the roster.")
+            return escape(str(value), 200), note
+    return "student", f"Gradescope gave no {id_field} for this submission (no submission_metadata.json user)."
 
 
 def find_notebook(folder, name):
@@ -424,7 +439,7 @@ def run(root):
     results_dir.mkdir(parents=True, exist_ok=True)
     # Nothing of the bundle's secrets, the submission or the results is the sandbox's user's to read.
     _lock(results_dir, submission_dir, source / "private", root / "submission_metadata.json")
-    student = student_of(root / "submission_metadata.json", config["id_field"]) or "student"
+    student, who = student_of(root / "submission_metadata.json", config["id_field"])
     args = cli.build_parser().parse_args([str(submission_dir)])
     hidden = [submission_dir, results_dir, source / "private", root / "submission_metadata.json"]
     limits = cli.limits_for(args, hidden)
@@ -460,6 +475,8 @@ def run(root):
         if boundary == "container":  # whatever the notebook left running dies before results.json is written
             kill_user(container_user()[0])
         shutil.rmtree(work, ignore_errors=True)
+    if who and config.get("key"):
+        result["notes"].append(who)
     data = results_json(result, edition, seal, time.monotonic() - start)
     _write_results(results_dir, data)
     print(f"gradescope: {student}: {data['score']:g} / {sum(t['max_score'] for t in data['tests']):g} in "
@@ -478,8 +495,9 @@ def main(argv=None):
     make.add_argument("--key", type=Path, help="the course key: judge each student's own variants")
     make.add_argument("--roster", type=Path, help="the roster of the handout (names another student's seeds)")
     make.add_argument("--wheel", type=Path, help="lib's wheel (make dist); default: build it")
-    make.add_argument("--id-field", default="email", help="the field of submission_metadata.json's users that "
-                                                         "is the roster's student (email, sid, id, name)")
+    make.add_argument("--id-field", default="sid", help="the field of submission_metadata.json's users that "
+                                                       "is the roster's student (sid, email, id, name; default sid, "
+                                                       "the student ID of Gradescope's roster)")
     make.add_argument("--out", type=Path, default=ROOT / "build" / "gradescope")
     grade = sub.add_parser("run", help="grade the submission of Gradescope's tree (run_autograder)")
     grade.add_argument("--root", type=Path, default=Path(os.environ.get(ROOT_VARIABLE, DEFAULT_ROOT)))
