@@ -165,9 +165,11 @@ def _grade_book(notebooks, out, *extra):
     subs.mkdir(parents=True)
     for name, nb in notebooks.items():
         nbformat.write(nb, subs / f"{name}.ipynb")
+    start = time.monotonic()
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out / "grades"),
                            "-j", "2", *extra], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
+    print(f"\nmake grade: {len(notebooks)} notebooks in {time.monotonic() - start:.1f} s (-j 2)")
     return {r["student"]: float(r["total"]) for r in csv.DictReader(open(out / "grades" / "grades.csv"))}
 
 
@@ -337,3 +339,34 @@ def test_the_assignment_hostile_reads_no_secret_and_leaks_no_hidden_input(homewo
     text = json.dumps(data)
     assert "READ" not in text and "LEAKED" not in text
     assert "hidden_checks" not in text.replace("hidden check", "")
+
+
+# ------------------------------------------------------------------ what Gradescope hands over --
+
+def test_the_notebook_handed_in_is_found_never_through_a_link(tmp_path):
+    sub = tmp_path / "submission"
+    (sub / "deep").mkdir(parents=True)
+    assert gradescope.find_notebook(sub, PAGE)[0] is None  # nothing handed in: grade 0, says why
+    (sub / "deep" / "mine.ipynb").write_text("{}")
+    assert gradescope.find_notebook(sub, PAGE) == (sub / "deep" / "mine.ipynb", None)
+    (sub / "other.ipynb").write_text("{}")
+    path, note = gradescope.find_notebook(sub, PAGE)
+    assert path is None and "2 notebooks" in note and f"{PAGE}.ipynb" in note
+    (sub / f"{PAGE}.ipynb").write_text("{}")
+    assert gradescope.find_notebook(sub, PAGE)[0] == sub / f"{PAGE}.ipynb"
+    (sub / f"{PAGE}.ipynb").unlink()
+    (sub / f"{PAGE}.ipynb").symlink_to("/etc/shadow")  # a link is never the submission
+    assert gradescope.find_notebook(sub, PAGE)[0] is None
+
+
+def test_the_student_is_gradescopes_sid_or_says_why_not(tmp_path):
+    meta = tmp_path / "submission_metadata.json"
+    meta.write_text(json.dumps(_metadata("s-ada")))
+    assert gradescope.student_of(meta, "sid") == ("s-ada", None)
+    data = _metadata("s-ada")
+    del data["users"][0]["sid"]
+    meta.write_text(json.dumps(data))
+    student_id, note = gradescope.student_of(meta, "sid")
+    assert student_id == "s-ada@example.edu" and "no sid" in note and "variant" in note
+    meta.write_text("{not json")
+    assert gradescope.student_of(meta, "sid")[0] == "student"

@@ -60,4 +60,6 @@ The package, one module per stage (``tools/grade.py`` is its entry point):
 * :mod:`grader.assignment` - an instructor's own homework (``--assignment hw1.md``): its page, public and
   hidden checks, student notebook, and the judging of both checks;
 * :mod:`grader.cli`     - the command line: the whole class.
+* :mod:`grader.gradescope` - Gradescope's autograder.zip, and the grading of its one submission
+  (``tools/gradescope.py``); :mod:`grader.container` - the boundary where bubblewrap cannot start.
 """

@@ -108,6 +108,7 @@ done
 # The sandbox's user reads the grader's folder and the venv; only root reads the rest of the bundle.
 chmod -R a+rX "$SRC/grader" "$VENV"
 chmod 755 "$SRC"
+chmod -R go= "$SRC/wheels"  # lib's wheel holds every check: the grading process's, not the notebook's
 if [[ -d "$SRC/private" ]]; then chmod -R go= "$SRC/private"; fi
 chmod o+x "$ROOT"
 """
@@ -333,7 +334,7 @@ def _boundary(limits):
     from grader import sandbox
     from grader.container import container_user
 
-    problem = sandbox.probe(ROOT, limits)
+    problem = sandbox.probe(ROOT, limits) or _bwrap_fails()
     if os.environ.get(FORCE_BOUNDARY) == "container":
         problem = problem or f"{FORCE_BOUNDARY}=container"
     elif not problem:
@@ -345,6 +346,32 @@ def _boundary(limits):
     except sandbox.SandboxUnavailable as exc:
         return None, f"{problem}; and {exc}"
     return "container", problem
+
+
+def _bwrap_fails():
+    """Why bubblewrap cannot make the sandbox's namespaces here (Docker's seccomp profile refuses them), or None.
+
+    ``sandbox.probe`` finds bwrap, the cgroups and the user; this starts bwrap as that user, with the
+    namespaces every kernel gets, so that a container that refuses them is found before a notebook runs."""
+    from grader import sandbox
+
+    uid, gid = sandbox.sandbox_user()
+
+    def drop():
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+
+    argv = [sandbox.bwrap_path(), "--unshare-user", "--uid", str(sandbox.NOBODY), "--disable-userns",
+            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
+            "--ro-bind", "/", "/", "--proc", "/proc", "--", "/bin/true"]
+    try:
+        done = subprocess.run(argv, preexec_fn=drop, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap did not start ({exc})"
+    if done.returncode:
+        return f"bwrap did not start: {escape(done.stderr.strip()[-300:], 300) or f'exit code {done.returncode}'}"
+    return None
 
 
 def _lock(*paths):
@@ -438,7 +465,7 @@ def run(root):
     name = config["name"]
     results_dir.mkdir(parents=True, exist_ok=True)
     # Nothing of the bundle's secrets, the submission or the results is the sandbox's user's to read.
-    _lock(results_dir, submission_dir, source / "private", root / "submission_metadata.json")
+    _lock(results_dir, submission_dir, source / "private", source / "wheels", root / "submission_metadata.json")
     student, who = student_of(root / "submission_metadata.json", config["id_field"])
     args = cli.build_parser().parse_args([str(submission_dir)])
     hidden = [submission_dir, results_dir, source / "private", root / "submission_metadata.json"]
