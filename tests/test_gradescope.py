@@ -370,3 +370,12 @@ def test_the_student_is_gradescopes_sid_or_says_why_not(tmp_path):
     assert student_id == "s-ada@example.edu" and "no sid" in note and "variant" in note
     meta.write_text("{not json")
     assert gradescope.student_of(meta, "sid")[0] == "student"
+
+
+def test_an_autograder_that_fails_still_writes_a_valid_results_json(tmp_path, capsys):
+    (tmp_path / "source").mkdir()  # no config.json: the bundle is broken
+    assert gradescope.main(["run", "--root", str(tmp_path)]) == 1
+    data = json.loads((tmp_path / "results" / "results.json").read_text())
+    jsonschema.validate(data, SCHEMA)
+    assert data["score"] == 0 and "FileNotFoundError" in data["output"] and "grade it again" in data["output"]
+    assert "Traceback" in capsys.readouterr().err  # the instructor's log says where

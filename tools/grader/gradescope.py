@@ -530,7 +530,17 @@ def main(argv=None):
     grade.add_argument("--root", type=Path, default=Path(os.environ.get(ROOT_VARIABLE, DEFAULT_ROOT)))
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.command == "run":
-        return run(args.root)
+        try:
+            return run(args.root)
+        except Exception as exc:  # noqa: BLE001 - the student reads a reason, never an empty page
+            import traceback
+
+            traceback.print_exc()  # Gradescope shows run_autograder's output to the instructor only
+            _write_results(Path(args.root) / "results", {
+                "score": 0, "output": f"The autograder failed before it could grade this notebook "
+                                      f"({type(exc).__name__}). The instructor will grade it again.",
+                "visibility": "visible", "stdout_visibility": "hidden", "tests": []})
+            return 1
     try:
         path = build(args.out, page=args.page, assignment=args.assignment, key=args.key, roster=args.roster,
                      wheel=args.wheel, id_field=args.id_field)
