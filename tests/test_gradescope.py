@@ -303,6 +303,7 @@ def homework(base, wheel, page):
 
 
 def test_the_assignment_bundle_keeps_its_secrets_private(homework):
+    assert homework["zip"].stat().st_mode & 0o077 == 0  # the key and the solutions: the instructor's alone
     names = zipfile.ZipFile(homework["zip"]).namelist()
     assert {"private/course.key", "private/roster.csv", "private/assignment/hw1.md",
             "private/assignment/checks.py", "private/assignment/hidden_checks.py"} <= set(names)

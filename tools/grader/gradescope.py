@@ -274,6 +274,7 @@ def build(out, page=None, assignment=None, key=None, roster=None, wheel=None, id
                     _add(z, handouts.overrides_path("private/course.key").as_posix(), overrides.read_bytes(), 0o600)
                 if roster is not None:
                     _add(z, "private/roster.csv", Path(roster).read_bytes(), 0o600)
+        os.chmod(tmp_zip, 0o600)  # it may hold the key, the solutions and the hidden checks: the instructor's
         os.replace(tmp_zip, zip_path)
     return zip_path
 
