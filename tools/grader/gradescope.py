@@ -6,8 +6,8 @@
 
 * ``setup.sh`` (run once, when Gradescope builds the image): a venv with the numerics pinned to this
   checkout's versions (``requirements.txt``), ``lib`` from its wheel (``wheels/``, built as ``make dist``
-  builds it) unpacked into the grader's folder, bubblewrap and the user ``gm-sandbox``
-  (``tools/install_sandbox.sh``'s) where the image allows them;
+  builds it) unpacked into the grader's folder, bubblewrap and the users ``gm-sandbox``
+  (``tools/install_sandbox.sh``'s) and ``gm-autograder`` (grader/container.py's) where the image allows them;
 * ``run_autograder`` (run per submission): :func:`run`, this project's grader on the one notebook in
   ``submission/``: the page's student edition (or the assignment, its public and hidden checks) decides
   the points, the key inside the bundle the student's variants (the student is named by
@@ -61,7 +61,7 @@ SEALS = {
 SETUP_SH = r"""#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder's image (README, "Gradescope").
 # It installs what grading needs: a venv with the pinned numerics, lib from its wheel, and the
-# sandbox's bubblewrap and user gm-sandbox where the image allows them.
+# sandbox's bubblewrap and users (gm-sandbox, gm-autograder) where the image allows them.
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SRC="$ROOT/source"
