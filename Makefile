@@ -13,7 +13,7 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student slides slides-pdf serve clean bench grade collect course-key handout assignment test-oldest dist test-wheel site-wheel
+.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student slides slides-pdf serve clean bench grade collect course-key handout assignment test-oldest dist test-wheel site-wheel gradescope
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
@@ -30,6 +30,7 @@ help:
 	@echo "make course-key KEY=course.key   write a new course key (per-student variants)"
 	@echo "make handout ROSTER=roster.csv KEY=course.key [OUT=handout]  one folder of notebooks per student"
 	@echo "make assignment SRC=path/hw1.md   an instructor's own homework: student notebook and answer key"
+	@echo "make gradescope PAGE=page | ASSIGNMENT=path/hw1.md [KEY=course.key [ROSTER=roster.csv]]  Gradescope's autograder.zip (README, Gradescope)"
 	@echo "make test-wheel  run every student notebook as on Colab: oldest stack, set-up cell installs the built wheel"
 	@echo "make dist       build lib's sdist and py3-none-any wheel into dist/ and check them (twine, file list)"
 	@echo "make site-wheel put lib's wheel into the built book (_build/html/wheels/, simple/), as the Pages deploy does"
@@ -213,6 +214,20 @@ handout: $(STAMP)
 assignment: $(STAMP)
 	@test -n "$(SRC)" || { echo "usage: make assignment SRC=path/to/hw1.md"; exit 2; }
 	$(THREADS) $(PY) tools/assignment.py "$(SRC)"
+
+# Gradescope's autograder (issue 55; README, "Gradescope"): build/gradescope/<name>/autograder.zip for a
+# page of the book (PAGE=04_em_gaussian_mixtures) or an instructor's homework (ASSIGNMENT=path/hw1.md),
+# with KEY= (and ROSTER=) for each student's own variants; ID_FIELD=sid (default) names the field of
+# Gradescope's submission metadata that is the roster's student. It holds lib's wheel as `make dist`
+# builds it: the wheel is rebuilt (and build/ emptied, older bundles with it) only when lib changed.
+LIB_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+LIB_WHEEL := dist/genmodels_lib-$(LIB_VERSION)-py3-none-any.whl
+$(LIB_WHEEL): pyproject.toml $(shell find lib -type f \( -name '*.py' -o -name '*.txt' -o -name '*.gz' -o -name '*.js' \))
+	$(MAKE) dist
+
+gradescope: $(STAMP) $(LIB_WHEEL)
+	@test -n "$(PAGE)$(ASSIGNMENT)" || { echo "usage: make gradescope PAGE=04_em_gaussian_mixtures | ASSIGNMENT=path/hw1.md [KEY=course.key [ROSTER=roster.csv]] [ID_FIELD=sid]"; exit 2; }
+	$(PY) tools/gradescope.py build $(if $(PAGE),--page "$(PAGE)") $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(if $(ID_FIELD),--id-field "$(ID_FIELD)") --wheel "$(LIB_WHEEL)"
 
 # The wheel as Colab gets it (README, "Supported versions"): every student notebook, top
 # to bottom, from a folder outside the checkout, on the oldest stack the README supports

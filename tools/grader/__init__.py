@@ -66,4 +66,6 @@ The package, one module per stage (``tools/grade.py`` is its entry point):
 * :mod:`grader.collect` - an LMS's download of the class -> ``<student>.ipynb`` (``make collect``);
 * :mod:`grader.upload`  - the feedback pages named for the LMS's bulk upload (from ``collected.csv``);
 * :mod:`grader.cli`     - the command line: the whole class.
+* :mod:`grader.gradescope` - Gradescope's autograder.zip, and the grading of its one submission
+  (``tools/gradescope.py``); :mod:`grader.container` - the boundary where bubblewrap cannot start.
 """
