@@ -605,15 +605,15 @@ def variance_mse_experiment(n_values, n_repeats, sigma2, rng):
 _add(E, K, "right", """
 import numpy as np
 def variance_mse_experiment(n_values, n_repeats, sigma2, rng):
-    rows = []
+    averages, mse_mle, mse_unbiased = [], [], []
     for n in n_values:
-        mle = np.empty(n_repeats)
-        for r in range(n_repeats):
-            sample = np.sqrt(sigma2) * rng.standard_normal(n)
-            mle[r] = np.var(sample)
+        samples = np.sqrt(sigma2) * rng.standard_normal((n_repeats, n))
+        mle = np.var(samples, axis=1)
         unbiased = mle * n / (n - 1)
-        rows.append((np.mean(mle), np.mean((mle - sigma2) ** 2), np.mean((unbiased - sigma2) ** 2)))
-    return np.array(rows)
+        averages.append(mle.mean())
+        mse_mle.append(np.mean((mle - sigma2) ** 2))
+        mse_unbiased.append(np.mean((unbiased - sigma2) ** 2))
+    return np.column_stack([averages, mse_mle, mse_unbiased])
 """)
 
 # ------------------------------------------------------------ ex-gaussian-kl-value --
