@@ -619,12 +619,16 @@ def check(exercise, what_was_checked, *, allow=(), solves=()):
     return decorate
 
 
-def call(func, *args, name=None, **kwargs):
+def call(func, *args, name=None, unchanged=None, **kwargs):
     """Call the student's ``func`` and turn every way it can fail into a message.
 
     The call runs under the allow-list of the check that is running (its
     ``allow``): an answer that calls anything else of lib, scikit-learn or
-    SciPy fails (:class:`tripwires`).
+    SciPy fails (:class:`tripwires`).  ``unchanged`` maps the positions of the
+    array arguments that the statement says not to modify to their names
+    (``{1: "xi"}``): an answer that writes into one fails with a message naming
+    it (the student gets copies, so the reference is never corrupted; the
+    grader copies the kernel's writes back into them).
     """
     label = name or getattr(func, "__name__", "your function")
     if func is Ellipsis or func is None:
@@ -634,6 +638,7 @@ def call(func, *args, name=None, **kwargs):
             f"expected a function (pass its name without parentheses), got a {type(func).__name__}."
         )
     # Give the student copies: an in-place edit of the inputs must not corrupt the reference.
+    originals = args
     args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
     error = None
     with watched(func):
@@ -655,6 +660,13 @@ def call(func, *args, name=None, **kwargs):
         raise NotImplementedYet()
     if out is None:
         raise Failure(f"{label} returned None: did you forget a `return` statement?")
+    for index, arg_name in (unchanged or {}).items():
+        if not np.array_equal(args[index], originals[index], equal_nan=True):
+            raise Failure(
+                f"{label} changed its argument `{arg_name}` in place, and the statement says not to modify it: "
+                f"the caller's `{arg_name}` is no longer what it passed. Work on a copy ({arg_name}.copy()) "
+                "or build the result in a new array."
+            )
     return out
 
 
@@ -700,8 +712,13 @@ def expect_array(value, shape, what, *, name="your function", finite=True):
     return arr
 
 
-def expect_tuple(value, size, what, *, name="your function"):
-    """Return ``value`` (a tuple or list of ``size`` items) or raise :class:`Failure`."""
+def expect_tuple(value, size, what, *, name="your function", tuple_only=False):
+    """Return ``value`` (a tuple or list of ``size`` items) or raise :class:`Failure`.
+
+    ``tuple_only=True`` refuses a list, for a statement that asks for a tuple (issue 52)."""
+    if tuple_only and isinstance(value, list):
+        raise Failure(f"{name} returned a list of length {len(value)}; the statement asks for {what} as a tuple: "
+                      "return (a, b, ...), not [a, b, ...].")
     if not isinstance(value, (tuple, list)) or len(value) != size:
         got = f"a tuple of length {len(value)}" if isinstance(value, (tuple, list)) else f"a {type(value).__name__}"
         raise Failure(f"{name} should return {what} as a tuple of {size} values, got {got}.")
@@ -720,6 +737,24 @@ def expect_scalar(value, what, *, name="your function"):
     if math.isnan(out):
         raise Failure(f"{name} returned NaN for {what}; look for 0 * log(0), 0/0 or a log of a negative number.")
     return out
+
+
+def expect_number(value, what, *, name="your function"):
+    """Return ``value`` as a Python float when it is one number (a Python or NumPy int or float); raise
+    :class:`Failure` naming what came back otherwise.  For a statement that asks for a float: a list, a tuple
+    or an array, even of one entry or of no dimension, is refused (issue 52)."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        return expect_scalar(value, what, name=name)
+    fix = ""
+    if isinstance(value, np.ndarray):
+        got = f"a numpy array of shape {value.shape}"
+        fix = " Take the number out with float(...)." if value.size == 1 else ""
+    elif isinstance(value, (list, tuple)):
+        got = f"a {type(value).__name__} of length {len(value)}"
+        fix = " Take the number out with float(...)." if len(value) == 1 else ""
+    else:
+        got = f"a {type(value).__name__}"
+    raise Failure(f"{name} should return {what} as a single number (a float), got {got}.{fix}")
 
 
 def expect_ndarray(value, shape, what, *, name="your function", finite=True):
