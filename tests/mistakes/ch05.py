@@ -5,22 +5,23 @@ from tests.mistakes import Case
 
 W, R = "wrong", "right"
 
-_ELBO = "lib.checks.elbo_discrete"
-_HARD = "lib.checks.hard_em_step"
-_GAP = "lib.checks.elbo_gap_by_hand"
-_MFU = "lib.checks.mean_field_update"
-_MFG = "lib.checks.mean_field_gap"
-_CAVI = "lib.checks.cavi_update"
-_KL = "lib.checks.kl_p_to_factorised"
-_DIR = "lib.checks.vb_dirichlet_weights"
+_ELBO = "lib.checks.ch05.elbo_discrete"
+_HARD = "lib.checks.ch05.hard_em_step"
+_GAP = "lib.checks.ch05.elbo_gap_by_hand"
+_MFU = "lib.checks.ch05.mean_field_update"
+_MFG = "lib.checks.ch05.mean_field_gap"
+_CAVI = "lib.checks.ch05_vi.cavi_update"
+_KL = "lib.checks.ch05_vi.kl_p_to_factorised"
+_DIR = "lib.checks.ch05_vi.vb_dirichlet_weights"
 
-# the book's variant of ex-elbo-gap: pi_1 = 1/4, delta = 2, x = 2.5, q = (1/2, 1/2)
+# ex-elbo-gap: the numbers of the student's variant, as the variant cell prints them (gap_variant)
 _GAP_MODEL = """
 import numpy as np
 from scipy.special import logsumexp
-prior = np.array([0.75, 0.25])
-q = np.array([0.5, 0.5])
-log_lik = -0.5 * np.log(2 * np.pi) - 0.5 * (2.5 - 2.0 * np.array([0.0, 1.0])) ** 2
+g = gap_variant
+prior = np.array([1 - g.prior1, g.prior1])
+q = np.array([1 - g.q1, g.q1])
+log_lik = -0.5 * np.log(2 * np.pi) - 0.5 * (g.x - g.delta * np.array([0.0, 1.0])) ** 2
 log_joint = np.log(prior) + log_lik
 log_px = logsumexp(log_joint)
 post = np.exp(log_joint - log_px)
@@ -201,12 +202,24 @@ answer = round(float(np.sum(q * np.log(q / post))), 4)
 """, None),
     Case("ex-elbo-gap", _GAP, R, """
 import math
+g = gap_variant
+lj = [math.log(1 - g.prior1) - 0.5 * math.log(2 * math.pi) - 0.5 * g.x ** 2,
+      math.log(g.prior1) - 0.5 * math.log(2 * math.pi) - 0.5 * (g.x - g.delta) ** 2]
+top = max(lj)
+log_px = top + math.log(sum(math.exp(v - top) for v in lj))
+qs = [1 - g.q1, g.q1]
+elbo = sum(qz * (v - math.log(qz)) for qz, v in zip(qs, lj))
+answer = round(log_px - elbo, 4)
+""", None),
+    Case("ex-elbo-gap", _GAP, W, """
+import math
+# the book's numbers, pi_1 = 1/4, delta = 2, x = 2.5, q = (1/2, 1/2), whatever the variant cell printed
 lj0 = math.log(0.75) - 0.5 * math.log(2 * math.pi) - 0.5 * 2.5 ** 2
 lj1 = math.log(0.25) - 0.5 * math.log(2 * math.pi) - 0.5 * 0.5 ** 2
 log_px = max(lj0, lj1) + math.log(math.exp(lj0 - max(lj0, lj1)) + math.exp(lj1 - max(lj0, lj1)))
 elbo = 0.5 * (lj0 - math.log(0.5)) + 0.5 * (lj1 - math.log(0.5))
 answer = round(log_px - elbo, 4)
-""", None),
+""", r"book's variant"),
     # ------------------------------------------------------------------ ex-mean-field-update
     Case("ex-mean-field-update", _MFU, W, """
 import numpy as np
