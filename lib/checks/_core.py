@@ -243,6 +243,10 @@ class _Rules:
                 self.allowed_paths += ([os.path.join(os.path.realpath(p), "") for p in paths if isinstance(p, str)]
                                        if isinstance(paths, list) and paths else
                                        [os.path.realpath(where)] if isinstance(where, str) else [])
+                # its public functions too, wherever their code lives: SciPy >= 1.15 wraps cholesky, cho_factor,
+                # eigh, ... of scipy.linalg in a decorator whose code is in scipy/_lib (issue 52)
+                self.allowed_codes.update(value.__code__ for value in list(vars(obj).values())
+                                          if isinstance(value, types.FunctionType))
             elif hasattr(getattr(obj, "__func__", obj), "__code__") or isinstance(obj, type):
                 self.allowed_codes.update(_codes_of(obj))
             elif callable(obj):
