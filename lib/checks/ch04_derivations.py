@@ -40,16 +40,18 @@ def _scatter(X, resp, centres):
 
 @check(
     "ex-em-lagrange-weights",
-    "matches the maximiser of sum_k (sum_i c_i resp[i, k]) ln pi_k on the simplex on 4 problems "
-    "(K = 2, 3, 5), with unit counts and with unequal counts.",
+    "matches the maximiser of sum_k (sum_i c_i resp[i, k]) ln pi_k on the simplex on 5 problems "
+    "(K = 2, 3, 5), with unit counts, unequal whole counts and fractional counts.",
     allow=(),
 )
 def em_lagrange_weights(student_fn):
     rng = np.random.default_rng(440)
     cases = []
-    for n, K, unit in [(12, 3, True), (20, 2, False), (15, 5, False), (30, 3, False)]:
+    # counts are "positive numbers": whole ones (repeated rows) and, last, fractional ones (weighted rows)
+    for n, K, unit in [(12, 3, True), (20, 2, False), (15, 5, False), (30, 3, False), (18, 3, None)]:
         resp = rng.dirichlet(np.full(K, 0.6), size=n)
-        counts = np.ones(n) if unit else rng.integers(1, 9, size=n).astype(float)
+        counts = (np.ones(n) if unit else rng.integers(1, 9, size=n).astype(float) if unit is False
+                  else np.round(rng.uniform(1.0, 6.0, size=n), 2))
         cases.append((resp, counts))
     for resp, counts in cases:
         n, K = resp.shape
@@ -72,6 +74,9 @@ def em_lagrange_weights(student_fn):
             (plain / K, "you normalised by the number of components K (and ignored the counts); sum "
                         "pi_k = n_k / nu over k to find nu."),
             (np.full(K, 1.0 / K), "you returned uniform weights: the weights must follow the soft counts."),
+            (np.floor(counts) @ resp / np.floor(counts).sum(),
+             "your weights treat the counts as whole numbers (repeating rows, or int(counts[i])): the statement "
+             "allows any positive counts, such as 2.5; weight the responsibilities of row i by counts[i] itself."),
         ]
         for value, message in mistakes:
             if _close(weights, value, rtol=1e-9, atol=1e-12):

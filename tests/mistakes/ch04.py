@@ -572,6 +572,12 @@ def weight_update(resp, counts):
     nk = counts @ resp
     return list(nk / counts.sum())
 """, r"numpy array"),
+    Case("ex-em-lagrange-weights", _LAG, W, """
+import numpy as np
+def weight_update(resp, counts):
+    rows = np.repeat(resp, counts.astype(int), axis=0)       # each row as often as it was seen
+    return rows.mean(axis=0)
+""", r"whole numbers"),
     Case("ex-em-lagrange-weights", _LAG, R, """
 import numpy as np
 def weight_update(resp, counts):
