@@ -61,6 +61,7 @@ __all__ = [
     "tripwires",
     "watched",
     "expect_array",
+    "expect_number",
     "expect_scalar",
     "expect_tuple",
 ]
@@ -243,10 +244,6 @@ class _Rules:
                 self.allowed_paths += ([os.path.join(os.path.realpath(p), "") for p in paths if isinstance(p, str)]
                                        if isinstance(paths, list) and paths else
                                        [os.path.realpath(where)] if isinstance(where, str) else [])
-                # its public functions too, wherever their code lives: SciPy >= 1.15 wraps cholesky, cho_factor,
-                # eigh, ... of scipy.linalg in a decorator whose code is in scipy/_lib (issue 52)
-                self.allowed_codes.update(value.__code__ for value in list(vars(obj).values())
-                                          if isinstance(value, types.FunctionType))
             elif hasattr(getattr(obj, "__func__", obj), "__code__") or isinstance(obj, type):
                 self.allowed_codes.update(_codes_of(obj))
             elif callable(obj):
@@ -393,13 +390,32 @@ def _qualified(frame):
     return f"{frame.f_globals.get('__name__', '?')}.{qualname}"
 
 
+def _wraps_allowed(rules, frame):
+    """Whether ``frame`` runs a decorator's wrapper around a function the rules allow.
+
+    SciPy wraps most of ``scipy.linalg`` (``cho_factor``, ``solve_triangular``, ...) in a wrapper whose
+    code lives in ``scipy._lib``, which is armed: without this, an allowed function would trip on the
+    way in (issue 52).  The wrapped function is found as :func:`_qualified` finds it.
+    """
+    code = frame.f_code
+    if "<locals>" not in getattr(code, "co_qualname", code.co_name):
+        return False
+    for key in ("func", "fn", "f", "function", "wrapped", "method"):
+        inner = frame.f_locals.get(key)
+        inner_code = getattr(getattr(inner, "__func__", inner), "__code__", None)
+        if isinstance(inner_code, types.CodeType) and rules.kind(inner_code) == _ALLOWED:
+            return True
+    return False
+
+
 def _profile(frame, event, arg):
     """The profiler set while an answer runs: armed code entered from the answer's side trips."""
     if not _SHIELDS:
         return
     shield = _SHIELDS[-1]
     if event == "call":
-        if shield.rules.kind(frame.f_code) == _ARMED_CODE and not shield.permitted(frame.f_back):
+        if shield.rules.kind(frame.f_code) == _ARMED_CODE and not shield.permitted(frame.f_back) \
+                and not _wraps_allowed(shield.rules, frame):
             shield.trip(_qualified(frame))
     elif event == "c_call":
         name = shield.rules.armed_ids.get(id(arg))
@@ -497,7 +513,7 @@ class tripwires:
             if frame is self.stop:
                 return True
             found = kind(frame.f_code)
-            if found == _ALLOWED:
+            if found == _ALLOWED or found == _ARMED_CODE and _wraps_allowed(self.rules, frame):
                 return True
             if found == _STUDENT:
                 return False
@@ -628,11 +644,10 @@ def call(func, *args, name=None, unchanged=None, **kwargs):
 
     The call runs under the allow-list of the check that is running (its
     ``allow``): an answer that calls anything else of lib, scikit-learn or
-    SciPy fails (:class:`tripwires`).  ``unchanged`` maps the positions of the
-    array arguments that the statement says not to modify to their names
-    (``{1: "xi"}``): an answer that writes into one fails with a message naming
-    it (the student gets copies, so the reference is never corrupted; the
-    grader copies the kernel's writes back into them).
+    SciPy fails (:class:`tripwires`).  ``unchanged`` maps the positions of
+    array arguments the answer must not modify to the statement's names for
+    them (``{1: "alpha"}``): an answer that writes into one fails with a
+    message naming it (the grader's kernel sends such writes back).
     """
     label = name or getattr(func, "__name__", "your function")
     if func is Ellipsis or func is None:
@@ -660,17 +675,19 @@ def call(func, *args, name=None, unchanged=None, **kwargs):
         raise Failure(
             f"{label} raised an exception: {summary}. Run it on a small input in a cell of its own to debug it."
         ) from None
+    for index, argument in sorted((unchanged or {}).items()):
+        before, after = originals[index], args[index]
+        if isinstance(before, np.ndarray) and not np.array_equal(before, after, equal_nan=True):
+            raise Failure(
+                f"{label} changed its argument `{argument}` in place (an in-place operation such as "
+                f"`{argument} -= ...`, `{argument} *= ...` or `{argument}[...] = ...`): the caller's array must "
+                f"not change. Work on a new array instead (`{argument} = {argument} - ...`, or "
+                f"`np.array({argument}, dtype=float)` first)."
+            )
     if out is Ellipsis:
         raise NotImplementedYet()
     if out is None:
         raise Failure(f"{label} returned None: did you forget a `return` statement?")
-    for index, arg_name in (unchanged or {}).items():
-        if not np.array_equal(args[index], originals[index], equal_nan=True):
-            raise Failure(
-                f"{label} changed its argument `{arg_name}` in place, and the statement says not to modify it: "
-                f"the caller's `{arg_name}` is no longer what it passed. Work on a copy ({arg_name}.copy()) "
-                "or build the result in a new array."
-            )
     return out
 
 
@@ -743,22 +760,28 @@ def expect_scalar(value, what, *, name="your function"):
     return out
 
 
-def expect_number(value, what, *, name="your function"):
-    """Return ``value`` as a Python float when it is one number (a Python or NumPy int or float); raise
-    :class:`Failure` naming what came back otherwise.  For a statement that asks for a float: a list, a tuple
-    or an array, even of one entry or of no dimension, is refused (issue 52)."""
-    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
-        return expect_scalar(value, what, name=name)
-    fix = ""
+def expect_number(value, what, *, name="your function", float_only=False):
+    """Return ``value`` as a Python float when it is one number, as a statement that asks for "a number"
+    (``float_only``: "a float") says, or raise :class:`Failure` naming what came back (issue 52).
+
+    A list or tuple holding the number, a numpy array of any shape ((1,) and 0-d included), a string and
+    a boolean fail; with ``float_only`` an integer (Python's or NumPy's) fails too.  NumPy's float scalars
+    (``np.float64``, what ``np.mean`` returns) are floats.
+    """
+    kind = "a float" if float_only else "a single number"
+    if isinstance(value, (list, tuple)):
+        raise Failure(f"{name} returned a {type(value).__name__} of length {len(value)}; the statement asks for "
+                      f"{what} as {kind}, not a {type(value).__name__} holding it: return the number itself.")
     if isinstance(value, np.ndarray):
-        got = f"a numpy array of shape {value.shape}"
-        fix = " Take the number out with float(...)." if value.size == 1 else ""
-    elif isinstance(value, (list, tuple)):
-        got = f"a {type(value).__name__} of length {len(value)}"
-        fix = " Take the number out with float(...)." if len(value) == 1 else ""
-    else:
-        got = f"a {type(value).__name__}"
-    raise Failure(f"{name} should return {what} as a single number (a float), got {got}.{fix}")
+        got = ("a 0-d numpy array (np.array(...) around one number)" if value.ndim == 0 else
+               f"a numpy array of shape {value.shape}")
+        raise Failure(f"{name} returned {got}; the statement asks for {what} as {kind}, not an array: return "
+                      "the number itself (float(...) of a 0-d array, or the element of a one-entry array).")
+    if float_only and isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        raise Failure(f"{name} returned an integer ({type(value).__name__}) for {what}; the statement asks for a "
+                      "float. Divide with / (integer division // and int(...) give integers), or return float(...): a whole "
+                      "number is written 0.0 or 1.0 as a float.")
+    return expect_scalar(value, what, name=name)
 
 
 def expect_ndarray(value, shape, what, *, name="your function", finite=True):

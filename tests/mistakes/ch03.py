@@ -334,7 +334,7 @@ def lda_logistic(priors, means, covariance):
     w = np.linalg.solve(covariance, means[1] - means[0])
     b = -0.5 * (means[0] + means[1]) @ w + np.log(priors[1:] / priors[:1])     # a (1,) array
     return w, b
-""", r"single number.*array of shape \(1,\)"),
+""", r"numpy array of shape \(1,\).*single number"),
     Case("ex-gda-logistic", _LOG, R, """
 import numpy as np
 def lda_logistic(priors, means, covariance):
@@ -462,7 +462,7 @@ def ledoit_wolf_intensity(X):
     zeta2 = np.sum((S - np.trace(S) / d * np.eye(d)) ** 2)
     mse = sum(np.sum((np.outer(x, x) - S) ** 2) for x in D) / n ** 2
     return np.array([min(mse, zeta2) / zeta2])
-""", r"single number.*array of shape \(1,\)"),
+""", r"numpy array of shape \(1,\).*single number"),
     Case("ex-gda-ledoit-wolf", _LW, R, """
 import numpy as np
 def ledoit_wolf_intensity(X):

@@ -214,7 +214,7 @@ answer = round(float(resp[:, 0].mean()), 4)
 log_joint = np.log(w) - np.log(2 * np.pi * var) - sq / (2 * var)
 resp = np.exp(log_joint) / np.exp(log_joint).sum(axis=1, keepdims=True)
 answer = np.array([round(float(resp[:, 0].mean()), 4)])
-""", r"single number.*array of shape \(1,\)"),
+""", r"numpy array of shape \(1,\).*single number"),
     Case("ex-em-second-iteration", _SECOND, W, """
 import numpy as np
 # the book's theta^(1), typed from the statement rather than from the variant cell
@@ -723,7 +723,7 @@ def em_rate_one_mean(x, weights, means, variances, component):
     g, v, r = resp[:, component], variances[component], x - means[component]
     missing = np.sum(g * (1 - g) * r ** 2) / v ** 2
     return np.array([missing / (g.sum() / v)])
-""", r"single number.*array of shape \(1,\)"),
+""", r"numpy array of shape \(1,\).*single number"),
     Case("ex-em-rate", _RATE, R, """
 import numpy as np
 from lib.mixture import e_step

@@ -66,7 +66,7 @@ import numpy as np
 def elbo_discrete(log_joint, q):
     keep = q > 0
     return np.array([np.sum(q[keep] * (log_joint[keep] - np.log(q[keep])))])
-""", r"single number.*array of shape \(1,\)"),
+""", r"numpy array of shape \(1,\).*single number"),
     Case("ex-elbo-discrete", _ELBO, R, """
 import numpy as np
 def elbo_discrete(log_joint, q):
@@ -196,7 +196,7 @@ answer = round(float(np.sum(q * np.log(q / post))), 3)
 """, r"four decimals"),
     Case("ex-elbo-gap", _GAP, W, _GAP_MODEL + """
 answer = np.array([round(float(np.sum(q * np.log(q / post))), 4)])
-""", r"single number.*array of shape \(1,\)"),
+""", r"numpy array of shape \(1,\).*single number"),
     Case("ex-elbo-gap", _GAP, R, _GAP_MODEL + """
 answer = round(float(np.sum(q * np.log(q / post))), 4)
 """, None),
@@ -376,7 +376,7 @@ def mean_field_gap(X, params):
     lj = V.log_joint(X, params)
     log_post = lj - logsumexp(lj, axis=1, keepdims=True)
     return np.sum(np.exp(log_q) * (log_q - log_post), axis=1)      # one per point, not summed
-""", r"single number.*shape \(15,\)"),
+""", r"shape \(15,\).*single number"),
     Case("ex-mean-field-gap", _MFG, R, """
 import numpy as np
 from scipy.special import logsumexp
@@ -449,7 +449,7 @@ def cavi_update(q_means, j, mean, covariance):
     others = [l for l in range(len(mean)) if l != j]
     new_mean = mean[j] - L[j, others] @ (q_means[others] - mean[others]) / L[j, j]
     return np.array([new_mean]), np.array([1.0 / L[j, j]])
-""", r"single number.*array of shape \(1,\)"),
+""", r"numpy array of shape \(1,\).*single number"),
     Case("ex-cavi-update", _CAVI, W, """
 import numpy as np
 def cavi_update(q_means, j, mean, covariance):
@@ -526,7 +526,7 @@ def kl_p_to_factorised(mean, covariance, q_means, q_variances):
     d = len(mean)
     tr = np.sum((np.diag(covariance) + (mean - q_means) ** 2) / q_variances)
     return np.array([0.5 * (tr - d + np.sum(np.log(q_variances)) - np.linalg.slogdet(covariance)[1])])
-""", r"single number.*array of shape \(1,\)"),
+""", r"numpy array of shape \(1,\).*single number"),
     Case("ex-kl-gauss-pq", _KL, R, """
 import numpy as np
 def kl_p_to_factorised(mean, covariance, q_means, q_variances):
