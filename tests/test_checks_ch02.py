@@ -1,5 +1,7 @@
 """Tests for the chapter 2 exercise checks: right answers pass, typical mistakes are named."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -370,3 +372,11 @@ def test_bernoulli_log_likelihood_minus_inf_only_with_a_one_at_zero():
     def finite_everywhere(x, theta):
         return max(_right_ll(x, theta), -1e6)
     assert_fails(ch02.bernoulli_log_likelihood(finite_everywhere), "probability 0", "-inf")
+
+
+def test_kl_value_rounded_to_one_to_three_decimals_is_named():
+    """Issue 52: a value rounded to 3 decimals got the generic message; cut (not rounded) ones too."""
+    right, _ = ch02._kl_reference()
+    for places in (1, 2, 3):
+        assert_fails(ch02.gaussian_kl_value(round(right, places)), f"not to {places}")
+        assert_fails(ch02.gaussian_kl_value(math.trunc(right * 10**places) / 10**places), "4 decimals")

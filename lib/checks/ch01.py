@@ -56,8 +56,8 @@ def _raw_call(func, arg):
 
 @check(
     "ex-dvg-sigmoid",
-    "values match the logistic function to 1e-9 relative accuracy for a number, a 1-D and a 2-D array, "
-    "including t = -1000, -50, 50 and 1000, without overflow warnings or NaN.",
+    "values match the logistic function to 1e-9 relative accuracy for a number, a 1-D float, a 1-D integer "
+    "and a 2-D array, including t = -1000, -50, 50 and 1000, without overflow warnings or NaN.",
     solves=("lib.logistic.sigmoid", "lib.logistic.log_sigmoid"),
     allow=(),
 )
@@ -136,6 +136,15 @@ def stable_sigmoid(student_fn):
             "numbers: 1/(1 + e^(-t)) for t >= 0 and e^t/(1 + e^t) for t < 0. Careful: np.where(cond, a, b) "
             "evaluates BOTH a and b on every entry, so select the entries with boolean masks first, or use "
             "np.exp(-np.abs(t))."
+        )
+    t_int = np.array([-3, 0, 2])  # "a numpy array t": an integer one too
+    got_int = expect_array(call(student_fn, t_int, name="sigmoid"), t_int.shape, "sigmoid(t) for an integer t",
+                           name="sigmoid")
+    if not _close(got_int, expit(t_int), rtol=1e-9, atol=0.0):
+        raise Failure(
+            "sigmoid is right on float arrays but not on the integer array np.array([-3, 0, 2]): an output "
+            "made with np.empty_like(t) or np.zeros_like(t) keeps t's integer dtype and truncates every value. "
+            "Convert first, t = np.asarray(t, dtype=float)."
         )
     t2 = np.linspace(-30, 30, 12).reshape(3, 4)
     got2 = expect_array(call(student_fn, t2, name="sigmoid"), t2.shape, "sigmoid(t) for a 2-D t", name="sigmoid")

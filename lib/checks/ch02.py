@@ -406,8 +406,9 @@ def gaussian_kl_value(answer):
             raise Failure(message)
     if value < 0:
         raise Failure("a KL divergence is never negative (Gibbs' inequality): check the signs.")
-    if round(value, 2) == value and round(right, 2) == value:
-        raise Failure("give the value to at least 4 decimals (e.g. compute it with np.log), not rounded to 2.")
+    for places in (1, 2, 3):  # rounded (or cut) to too few decimals
+        if value in (round(right, places), math.trunc(right * 10**places) / 10**places):
+            raise Failure(f"give the value to at least 4 decimals (e.g. compute it with np.log), not to {places}.")
     raise Failure(
         "not the right value. Write KL(p || q) = E_p[ln p(x) - ln q(x)], expand both log-densities, "
         "and use E_p[x] = mu_0 and E_p[(x - mu_0)^2] = sigma_0^2."

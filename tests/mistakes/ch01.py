@@ -664,3 +664,17 @@ mean_errors, _ = learning_curves(*problem(0.0), sizes_ex, 20, np.random.default_
 nb_errors = mean_errors[0]
 lr_errors = mean_errors[2]
 """)
+
+# added after the first pass: an integer array t, which the statement allows and the page's example does
+# not show
+_add("ex-dvg-sigmoid", "lib.checks.ch01.stable_sigmoid", "wrong", """
+import numpy as np
+def sigmoid(t):
+    t = np.asarray(t)
+    out = np.empty_like(t)
+    pos = t >= 0
+    out[pos] = 1 / (1 + np.exp(-t[pos]))
+    e = np.exp(t[~pos])
+    out[~pos] = e / (1 + e)
+    return out
+""", r"integer array")

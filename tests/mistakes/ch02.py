@@ -633,7 +633,7 @@ answer = np.log(var1 / var0) + (var0 ** 2 + (mu0 - mu1) ** 2) / (2 * var1 ** 2) 
 """, r"variances as standard deviations")
 _add(E, K, "wrong", """
 answer = 1.2216   # worked out by hand for p = N(1, 2), q = N(-2, 4)
-""", r"variant|your own numbers|not the right value")
+""", r"book's p.*not for your variant")
 _add(E, K, "wrong", _PQ + """
 import numpy as np
 answer = round(0.5 * np.log(var1 / var0) + (var0 + (mu0 - mu1) ** 2) / (2 * var1) - 0.5, 2)
@@ -651,3 +651,7 @@ import numpy as np
 s0, s1 = np.sqrt(var0), np.sqrt(var1)
 answer = float(np.log(s1 / s0) + var0 / (2 * var1) + (mu0 - mu1) ** 2 / (2 * var1) - 1 / 2)
 """)
+_add(E, K, "wrong", _PQ + """
+import numpy as np
+answer = round(0.5 * np.log(var1 / var0) + (var0 + (mu0 - mu1) ** 2) / (2 * var1) - 0.5, 3)
+""", r"at least 4 decimals.*not to 3")
