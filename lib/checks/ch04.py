@@ -373,12 +373,17 @@ def em_second_iteration(answer):
 # --------------------------------------------------------------------------- ex-em-run
 
 
-def _reference_history(mixture, X, weights, means, variances, n_iter):
+def _reference_history(mixture, X, weights, means, variances, n_iter, old_centres=False):
+    """EM's log-likelihoods; ``old_centres``: the mistake of variances measured about the old means."""
     theta = (weights, means, variances)
     history = [mixture.log_likelihood(X, *theta, "spherical")]
     for _ in range(n_iter):
         resp, _ = mixture.e_step(X, *theta, "spherical")
-        theta = mixture.m_step(X, resp, "spherical", reg_covar=0.0)
+        new = mixture.m_step(X, resp, "spherical", reg_covar=0.0)
+        if old_centres:
+            nk = resp.sum(axis=0)
+            new = (new[0], new[1], (resp * _sq_dist(X, theta[1])).sum(axis=0) / (X.shape[1] * nk))
+        theta = new
         history.append(mixture.log_likelihood(X, *theta, "spherical"))
     return np.array(history)
 
@@ -447,6 +452,13 @@ def em_run(student_fn):
                 f"your log-likelihood is right at the starting parameters but decreases at iteration "
                 f"{drops[0] + 1}, and EM never lowers it (corollary cor-em-monotone). Look for a bug in the "
                 "M-step: weights n_k / n, means divided by n_k, variances by d * n_k, computed with the new means."
+            )
+        if np.allclose(history, _reference_history(mixture, X, w0, m0, v0, n_iter, old_centres=True),
+                       rtol=1e-7, atol=1e-9):
+            raise Failure(
+                "your sequence starts right but each M-step computes the variances about the old means: "
+                "update the means first and measure ||x_i - mu_k||^2 from the new ones (the M-step's variance "
+                "maximises F with the new means in place)."
             )
         raise Failure(
             "your sequence is monotone and starts right, but later entries differ from EM from the same "

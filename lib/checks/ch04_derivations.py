@@ -170,6 +170,10 @@ def em_m_step_full(student_fn):
              "divide by n_k."),
             (_scatter(X, resp, want_m) / n,
              "your covariances divide by n; each component divides by its own soft count n_k."),
+            (_scatter(X, resp, want_m) / (counts - (resp ** 2).sum(axis=0) / counts)[:, None, None],
+             "your covariances divide by n_k - sum_i resp[i, k]^2 / n_k, np.cov's unbiased correction for "
+             "weights (aweights with ddof=1): the M-step's maximum-likelihood covariance divides by n_k "
+             "(np.cov(..., aweights=..., bias=True))."),
             (np.broadcast_to(np.cov(X.T, bias=True), (K, d, d)),
              "every component got the covariance of the whole data set: weight by resp[i, k] and centre "
              "at the component's mean."),
@@ -321,6 +325,10 @@ def em_map_covariances(student_fn):
              "your denominator has d - 1 where the MAP update has d + 1: the inverse-Wishart density "
              "has |Sigma|^(-(kappa + d + 1)/2)."),
         ]
+        if d != 2:  # the first problem has d = 2: kappa + 3 is right there
+            mistakes.append(((psi + S) / (nk + kappa + 3)[:, None, None],
+                             f"your denominator adds kappa + 3, right only in d = 2; here d = {d}: the "
+                             "inverse-Wishart density has |Sigma|^(-(kappa + d + 1)/2) with d = X.shape[1]."))
         for value, message in mistakes:
             if _close(covs, value, rtol=1e-7, atol=1e-10):
                 raise Failure(message)

@@ -81,8 +81,10 @@ def cavi_update(student_fn):
                 for value, message in mean_variants:
                     if _close(got_m, value, 1e-7) and not _close(value, want_m, 1e-7):
                         raise Failure(message)
+                hint = (" It passed the 2-dimensional targets: sum over every other coordinate l != j, l from 0 "
+                        "to d - 1 with d = len(mean), not over the one other coordinate of d = 2.") if d > 2 else ""
                 raise Failure(f"your new mean zbar_j differs from the CAVI update on a random {d}-dimensional "
-                              "target; complete the square in z_j in E_{q_-j}[ln p(z)] term by term.")
+                              "target; complete the square in z_j in E_{q_-j}[ln p(z)] term by term." + hint)
             if not _close(got_v, want_v, 1e-7):
                 for value, message in var_variants:
                     if _close(got_v, value, 1e-7) and not _close(value, want_v, 1e-7):

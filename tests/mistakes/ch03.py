@@ -511,7 +511,7 @@ def conditional_gaussian(mean, covariance, observed, x_observed):
     S_oo, S_om, S_mm = covariance[np.ix_(o, o)], covariance[np.ix_(o, m)], covariance[np.ix_(m, m)]
     cond_mean = mean[m] + S_om @ np.linalg.solve(S_oo, x_observed - mean[o])  # Sigma_om for Sigma_mo
     return cond_mean, S_mm - S_om.T @ np.linalg.solve(S_oo, S_om)
-""", r"transposed|raised an exception"),
+""", r"cross-covariance in the conditional mean is transposed"),
     Case("ex-gda-conditional", _COND, W, """
 import numpy as np
 def conditional_gaussian(mean, covariance, observed, x_observed):
