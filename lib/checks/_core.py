@@ -734,8 +734,13 @@ def expect_array(value, shape, what, *, name="your function", finite=True):
     return arr
 
 
-def expect_tuple(value, size, what, *, name="your function"):
-    """Return ``value`` (a tuple or list of ``size`` items) or raise :class:`Failure`."""
+def expect_tuple(value, size, what, *, name="your function", tuple_only=False):
+    """Return ``value`` (a tuple or list of ``size`` items) or raise :class:`Failure`.
+
+    ``tuple_only=True`` refuses a list, for a statement that asks for a tuple (issue 52)."""
+    if tuple_only and isinstance(value, list):
+        raise Failure(f"{name} returned a list of length {len(value)}; the statement asks for {what} as a tuple: "
+                      "return (a, b, ...), not [a, b, ...].")
     if not isinstance(value, (tuple, list)) or len(value) != size:
         got = f"a tuple of length {len(value)}" if isinstance(value, (tuple, list)) else f"a {type(value).__name__}"
         raise Failure(f"{name} should return {what} as a tuple of {size} values, got {got}.")
