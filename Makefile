@@ -13,21 +13,24 @@ THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 BLIS_NUM_T
 NOTEBOOKS := $(sort $(wildcard chapters/*.ipynb))
 JB_BUILD := $(VENV)/bin/jupyter-book build . --all -W -n --keep-going
 
-.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student slides serve clean bench grade course-key handout assignment test-oldest dist test-wheel site-wheel
+.PHONY: help install book test test-lane-unit test-lane-notebooks unit nbval nbval-2threads nbval-kernels nbval-other build-check browser pdf pdf-check notebooks student slides slides-pdf serve clean bench grade collect course-key handout assignment test-oldest dist test-wheel site-wheel gradescope
 
 help:
 	@echo "make book       build the HTML book into _build/html (creates .venv if missing)"
 	@echo "make test       run every test: unit, notebook sync, student edition, nbval (1 and 2 threads, Prescott kernels), -W build, browser, PDF"
 	@echo "make notebooks  re-execute chapters whose notebook no longer matches its .md; regenerate student notebooks"
 	@echo "make student    regenerate the student notebooks only"
-	@echo "make slides     build the lecture slides, one reveal.js deck per page, into _build/slides (README, Slides)"
+	@echo "make slides     build the lecture slides, one reveal.js deck per page, into _build/slides (guide/slides.md)"
+	@echo "make slides-pdf one PDF per slide deck (reveal.js's print view in Chromium) into _build/slides/pdf"
 	@echo "make pdf        build the instructor's PDF (solutions inline) into _build/latex/book.pdf"
 	@echo "make serve      serve _build/html on http://127.0.0.1:8000"
 	@echo "make bench      run the benchmarks against scikit-learn"
-	@echo "make grade SUBMISSIONS=dir [KEY=course.key] [ROSTER=roster.csv LMS=canvas] [STUDENT=s01] [OUT=dir]  grade homework (see README)"
+	@echo "make grade SUBMISSIONS=dir [KEY=course.key] [ROSTER=roster.csv LMS=canvas] [STUDENT=s01] [OUT=dir]  grade homework (see guide/grading.md)"
+	@echo "make collect FROM=download.zip ROSTER=roster.csv LMS=canvas OUT=dir  submissions in from the LMS's download"
 	@echo "make course-key KEY=course.key   write a new course key (per-student variants)"
 	@echo "make handout ROSTER=roster.csv KEY=course.key [OUT=handout]  one folder of notebooks per student"
 	@echo "make assignment SRC=path/hw1.md   an instructor's own homework: student notebook and answer key"
+	@echo "make gradescope PAGE=page | ASSIGNMENT=path/hw1.md [KEY=course.key [ROSTER=roster.csv]]  Gradescope's autograder.zip (guide/gradescope.md)"
 	@echo "make test-wheel  run every student notebook as on Colab: oldest stack, set-up cell installs the built wheel"
 	@echo "make dist       build lib's sdist and py3-none-any wheel into dist/ and check them (twine, file list)"
 	@echo "make site-wheel put lib's wheel into the built book (_build/html/wheels/, simple/), as the Pages deploy does"
@@ -134,12 +137,19 @@ notebooks: $(STAMP)
 student: $(STAMP)
 	$(PY) tools/student.py
 
-# Lecture slides (README, "Slides"): the slides builder (_ext/slide_decks.py) reuses the HTML build's
+# Lecture slides (guide/slides.md, "Slides"): the slides builder (_ext/slide_decks.py) reuses the HTML build's
 # doctrees and links every slide to the web book, so it builds the book first when it is missing.
 slides: $(STAMP)
 	bash tools/install_reveal.sh
 	test -f _build/html/index.html || $(MAKE) book
 	$(PY) tools/slides.py
+
+# One PDF per deck (guide/slides.md, "Slides"): reveal.js's print view (?print-pdf, one page per slide) printed by
+# the browser tests' Chromium (tools/install_browser.sh) -> _build/slides/pdf/<page>.pdf, linked from
+# _build/slides/index.html.
+slides-pdf: slides
+	bash tools/install_browser.sh
+	$(PY) tools/slides.py --pdf
 
 # The PDF prints solutions inline: it is the instructor's edition.  Installs
 # TeX Live from Debian's packages when missing (tools/install_tex.sh).
@@ -166,12 +176,12 @@ bench: $(STAMP)
 
 # Grade homework: every .ipynb in SUBMISSIONS (one per student) -> OUT/grades.csv and OUT/feedback/.
 # Each notebook runs in a sandbox (bubblewrap + cgroups, set up as root, run as the user gm-sandbox that
-# tools/install_sandbox.sh creates; see README). Relative paths are
+# tools/install_sandbox.sh creates; see guide/maintainer/grader.md). Relative paths are
 # relative to this folder. Extra options (limits, -j, --chapter, --force, --unsafe-no-sandbox):
 # GRADE_ARGS="..." or tools/grade.py --help.
 # KEY=course.key judges each student's own variants (tools/variants.py); ROSTER=roster.csv names
 # whose handout a notebook is also for students who handed in nothing.
-# The grade book (README, "The grade book"): LMS=canvas|moodle|gradescope (with ROSTER) writes OUT/<lms>.csv,
+# The grade book (guide/grade_book.md, "The grade book"): LMS=canvas|moodle|gradescope (with ROSTER) writes OUT/<lms>.csv,
 # LMS_COLUMNS=exercise one column per exercise; STUDENT=s01[,s02] grades only those again.
 GRADE_BOOK_ARGS = $(if $(LMS),--lms "$(LMS)") $(if $(LMS_COLUMNS),--lms-columns "$(LMS_COLUMNS)") $(if $(LMS_ASSIGNMENT),--lms-assignment "$(LMS_ASSIGNMENT)") $(if $(STUDENT),--student "$(STUDENT)")
 OUT ?= grades
@@ -180,7 +190,14 @@ grade: $(STAMP)
 	@bash tools/install_sandbox.sh
 	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(GRADE_BOOK_ARGS) $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(GRADE_ARGS)
 
-# Variants (README, "Teaching with this book"): a course key, then one folder of notebooks per
+# Submissions in from the LMS (guide/grade_book.md, "The grade book"): the zip that Canvas's "Download Submissions",
+# Moodle's "Download all submissions" or Gradescope's "Export Submissions" gives -> OUT/<student>.ipynb
+# (mapped by the LMS's ids in the roster) and OUT/collected.csv, ready for make grade SUBMISSIONS=OUT.
+collect: $(STAMP)
+	@test -n "$(FROM)" -a -n "$(ROSTER)" -a -n "$(LMS)" -a -n "$(filter command line environment,$(origin OUT))" || { echo "usage: make collect FROM=download.zip ROSTER=roster.csv LMS=canvas|moodle|gradescope OUT=folder"; exit 2; }
+	$(PY) tools/collect.py --from "$(FROM)" --roster "$(ROSTER)" --lms "$(LMS)" --out "$(OUT)"
+
+# Variants (guide/grading.md, "Teaching with this book"): a course key, then one folder of notebooks per
 # student with that student's numbers. OUT defaults to handout/ here.
 course-key:
 	@test -n "$(KEY)" || { echo "usage: make course-key KEY=course.key"; exit 2; }
@@ -190,7 +207,7 @@ handout: $(STAMP)
 	@test -n "$(ROSTER)" -a -n "$(KEY)" || { echo "usage: make handout ROSTER=roster.csv KEY=course.key [OUT=handout]"; exit 2; }
 	$(PY) tools/variants.py handout --roster "$(ROSTER)" --key "$(KEY)" --out "$(if $(filter command line environment,$(origin OUT)),$(OUT),handout)" $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)")
 
-# An instructor's own homework (issue 39; README, "Teaching with this book"): path/to/hw1.md with
+# An instructor's own homework (issue 39; guide/grading.md, "Teaching with this book"): path/to/hw1.md with
 # checks.py and hidden_checks.py beside it -> path/to/build/hw1.ipynb (the student notebook) and
 # hw1.key.ipynb (the answer key, executed: every public and hidden check must pass). Hand it out with
 # `make handout ... ASSIGNMENT=path/to/hw1.md`, grade it with `make grade ... ASSIGNMENT=path/to/hw1.md`.
@@ -198,8 +215,22 @@ assignment: $(STAMP)
 	@test -n "$(SRC)" || { echo "usage: make assignment SRC=path/to/hw1.md"; exit 2; }
 	$(THREADS) $(PY) tools/assignment.py "$(SRC)"
 
-# The wheel as Colab gets it (README, "Supported versions"): every student notebook, top
-# to bottom, from a folder outside the checkout, on the oldest stack the README supports
+# Gradescope's autograder (issue 55; guide/gradescope.md, "Gradescope"): build/gradescope/<name>/autograder.zip for a
+# page of the book (PAGE=04_em_gaussian_mixtures) or an instructor's homework (ASSIGNMENT=path/hw1.md),
+# with KEY= (and ROSTER=) for each student's own variants; ID_FIELD=sid (default) names the field of
+# Gradescope's submission metadata that is the roster's student. It holds lib's wheel as `make dist`
+# builds it: the wheel is rebuilt (and build/ emptied, older bundles with it) only when lib changed.
+LIB_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+LIB_WHEEL := dist/genmodels_lib-$(LIB_VERSION)-py3-none-any.whl
+$(LIB_WHEEL): pyproject.toml $(shell find lib -type f \( -name '*.py' -o -name '*.txt' -o -name '*.gz' -o -name '*.js' \))
+	$(MAKE) dist
+
+gradescope: $(STAMP) $(LIB_WHEEL)
+	@test -n "$(PAGE)$(ASSIGNMENT)" || { echo "usage: make gradescope PAGE=04_em_gaussian_mixtures | ASSIGNMENT=path/hw1.md [KEY=course.key [ROSTER=roster.csv]] [ID_FIELD=sid]"; exit 2; }
+	$(PY) tools/gradescope.py build $(if $(PAGE),--page "$(PAGE)") $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(if $(ID_FIELD),--id-field "$(ID_FIELD)") --wheel "$(LIB_WHEEL)"
+
+# The wheel as Colab gets it (guide/maintainer/versions.md, "Supported versions"): every student notebook, top
+# to bottom, from a folder outside the checkout, on the oldest stack the book supports (guide/maintainer/versions.md)
 # (requirements-oldest.txt, like Colab's), where the page's own set-up cell installs
 # genmodels-lib from the wheel `make dist` built, with no package index (tools/oldest.py).
 # .venv-oldest holds that stack and not lib. It is kept between runs, but rebuilt from
@@ -227,7 +258,7 @@ test-wheel: dist
 
 test-oldest: test-wheel
 
-# The release files (README, "Releasing"): the sdist and the pure-Python wheel of lib, as the
+# The release files (guide/maintainer/publishing.md, "Releasing"): the sdist and the pure-Python wheel of lib, as the
 # release workflow builds and publishes them. DIST_DEPS= lets that workflow run it without .venv.
 DIST_DEPS ?= $(STAMP)
 dist: $(DIST_DEPS)
@@ -236,7 +267,7 @@ dist: $(DIST_DEPS)
 	$(PY) -m twine check --strict dist/*
 	$(PY) tools/release.py check-dist dist
 
-# lib's wheel on the book's site (README, "Publishing"): the Pages deploy runs this once `make test` has
+# lib's wheel on the book's site (guide/maintainer/publishing.md, "Publishing"): the Pages deploy runs this once `make test` has
 # built _build/html, so that every set-up cell, which names <site>/wheels/ with --find-links, installs
 # the wheel where PyPI has no release (a fork's, on the day its site is published).
 site-wheel: dist

@@ -319,6 +319,9 @@ class SlidesBuilder(StandaloneHTMLBuilder):
     def finish(self):
         self.finish_tasks.add_task(self.copy_image_files)
         self.finish_tasks.add_task(self.copy_deck_assets)
+        # before build-finished, where sphinx-external-toc would write an index.html that redirects to the
+        # root page (chapters/intro.html), which is no deck
+        write_index(Path(self.outdir), self.config.html_title or self.config.project)
 
     def copy_deck_assets(self):
         out = Path(self.outdir) / "_static"
@@ -341,6 +344,25 @@ class SlidesBuilder(StandaloneHTMLBuilder):
 
     def handle_finish(self):
         pass
+
+
+def write_index(outdir, book):
+    """``outdir/index.html``: a page that links every deck of ``outdir`` by its title (the decks' own
+    ``<title>``, in file order), and the PDF of each beside it when ``make slides-pdf`` made one."""
+    items = []
+    for deck in sorted(Path(outdir).glob("[0-9][0-9]_*.html")):
+        found = re.search(r"<title>(.*?) · slides · ", deck.read_text(encoding="utf-8"), re.S)
+        title = found[1] if found else html.escape(deck.stem)  # already HTML (the deck wrote it escaped)
+        pdf = Path(outdir) / "pdf" / f"{deck.stem}.pdf"
+        also = f' (<a href="pdf/{deck.stem}.pdf">PDF</a>)' if pdf.is_file() else ""
+        items.append(f'<li><a href="{deck.name}">{title}</a>{also}</li>')
+    book = html.escape(book)
+    text = (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>Slides · {book}</title>\n</head>\n<body>\n<main>\n<h1>Slides: {book}</h1>\n"
+            f"<p>One reveal.js deck per page of the book (S: speaker view; ?print-pdf: print view).</p>\n"
+            f'<ol>\n{chr(10).join(items)}\n</ol>\n</main>\n</body>\n</html>\n')
+    (Path(outdir) / "index.html").write_text(text, encoding="utf-8")
 
 
 PAGE = """<!DOCTYPE html>

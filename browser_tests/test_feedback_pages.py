@@ -37,8 +37,10 @@ def _class_results():
         return report.validated(raw, student, editions, PAGE)
 
     n = len(labels)
+    named = result("s01", ["passed"] * n)  # what the grader adds: the roster's name, the title, when, which file
+    named.update(name="Zoë O'Brien", title="Maximum likelihood", graded_at="2026-12-06T00:40:12Z", sha256="ab" * 32)
     return [
-        result("s01", ["passed"] * n),
+        named,
         result("s02", ["not implemented"] * n),
         result("s03", (["passed", "failed"] * n)[:n], notes=["A cell of yours (id `cell-7`) raised `ValueError`: "
                                                             "`</p><script>alert(1)</script>` \u202eevil."],

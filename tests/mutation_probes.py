@@ -338,6 +338,7 @@ def _e_step(rng):
 def _lagrange(rng):
     for n, _, K in _sizes(rng):
         yield _resp(rng, n, K), rng.integers(1, 20, size=n)
+        yield _resp(rng, n, K), rng.uniform(0.1, 7.0, size=n)  # the statement's counts are positive numbers
         yield _resp(rng, n, K, zeros=True), rng.integers(1, 3, size=n).astype(float)
 
 

@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 import pytest
-from scipy.special import expit
+from scipy.special import expit, logsumexp
 from scipy.stats import norm
 
 import lib.checks
@@ -69,7 +69,11 @@ def test_sigmoid_right_answers_pass():
          ["np.where", "both"]),
         (lambda t: np.where(np.asarray(t) >= 0, 1 / (1 + np.exp(-np.abs(t))),
                             1 - 1 / (1 + np.exp(-np.abs(t)))), ["relative accuracy"]),
-        (lambda t: _masked_sigmoid(np.ravel(t)), ["2-D t", "shape (3, 4)"]),
+        (lambda t: _masked_sigmoid(np.ravel(t)) if np.ndim(t) else _masked_sigmoid(t), ["2-D t", "shape (3, 4)"]),
+        # issue 52: for a number t a number comes back, not a (1,) array or a list; for an array, an array
+        (lambda t: _masked_sigmoid(np.ravel(t)), ["array of shape (1,)"]),
+        (lambda t: list(_masked_sigmoid(np.ravel(t))) if np.ndim(t) else float(_masked_sigmoid(t)),
+         ["returned a list", "numpy array"]),
         (lambda t: 0.5 + 0 * np.asarray(t), ["does not match"]),
         (lambda t: 1 / (1 + np.exp(-np.clip(t, -500, 500))), ["except at t = -1000", "clipping"]),
         (lambda t: expit(np.asarray(t, dtype=np.float32)), ["float32"]),
@@ -169,7 +173,7 @@ def test_sgd_must_not_modify_the_callers_w():
             b += lr * r
         return w, b
 
-    assert_fails(lib.checks.sgd_epoch(in_place), "changed the array w", "copy")
+    assert_fails(lib.checks.sgd_epoch(in_place), "changed its argument `w` in place", "new array")
     assert "left unchanged" in lib.checks.sgd_epoch(_sgd).message
 
 
@@ -358,7 +362,27 @@ def _softmax_by_hand(W, b, X, y, *, K_from_labels=False, global_max=False):
 def test_softmax_gradient_k_from_the_labels_fails_on_an_absent_class():
     assert lib.checks.softmax_gradient(_softmax_by_hand).passed
     assert_fails(lib.checks.softmax_gradient(lambda *a: _softmax_by_hand(*a, K_from_labels=True)),
-                 "no sample of the last class", "W.shape[0]")
+                 "class 4 of 0..4 does not occur", "W.shape[0]")
+
+
+def _softmax_unique(W, b, X, y, padded_eye=False):
+    """The one-hot matrix built against the labels that occur (issue 52's false pass)."""
+    T = X @ W.T + b
+    P = np.exp(T - logsumexp(T, axis=1, keepdims=True))
+    classes = np.unique(y)
+    Y = np.zeros_like(P)
+    Y[:, :len(classes)] = np.eye(len(classes))[y] if padded_eye else (y[:, None] == classes)
+    return (Y - P).T @ X, (Y - P).sum(axis=0)
+
+
+def test_softmax_gradient_probes_every_position_of_an_absent_class():
+    """Both pass a batch without its last class; a first or middle class absent shifts their labels."""
+    assert_fails(lib.checks.softmax_gradient(_softmax_unique), "right when every class occurs",
+                 "class 0 of 0..3 does not occur", "np.eye(K)[y]")
+    assert_fails(lib.checks.softmax_gradient(lambda *a: _softmax_unique(*a, padded_eye=True)), "IndexError",
+                 "does not occur", "W.shape[0]")
+    assert_fails(lib.checks.softmax_gradient(lambda *a: tuple(g.tolist() for g in _softmax_by_hand(*a))),
+                 "returned a list", "grad_W")
 
 
 def test_softmax_gradient_one_maximum_over_the_array_fails_on_rows_far_apart():

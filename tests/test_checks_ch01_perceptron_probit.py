@@ -122,7 +122,7 @@ def test_perceptron_right_answers_pass():
         (lambda w, b, X, y, order: _right(w, b, X, y, range(len(y))), ["given `order`"]),
         (lambda w, b, X, y, order: _right(w, b, X, y, order)[:2] + (0,), ["n_mistakes"]),
         (lambda w, b, X, y, order: _right(w, b, X, y, order)[:2], ["tuple of 3"]),
-        (_in_place, ["changed the array w"]),
+        (_in_place, ["changed its argument `w` in place"]),
         (lambda w, b, X, y, order: (np.zeros(len(w)), 1.0, 0), ["do not match"]),
     ],
 )

@@ -1,5 +1,7 @@
 """Tests for the chapter 2 exercise checks: right answers pass, typical mistakes are named."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -36,7 +38,8 @@ def test_bernoulli_right_answers():
     "wrong, fragment",
     [
         (lambda x: 1 - np.mean(x), "probability of a 0"),
-        (lambda x: np.sum(x), "number of ones"),
+        (lambda x: float(np.sum(x)), "number of ones"),
+        (lambda x: np.sum(x), "returned an integer"),
         (lambda x: np.sum(x) / max(len(x) - 1, 1), "n - 1"),
         (lambda x: np.median(x), "strictly between 0 and 1"),
         (lambda x: np.sum(x) // len(x), "integer division"),
@@ -49,7 +52,12 @@ def test_bernoulli_wrong_answers(wrong, fragment):
 
 
 def test_bernoulli_wrong_types():
-    assert_fails(ch02.bernoulli_mle(lambda x: [np.mean(x), 1]), "single number")
+    assert_fails(ch02.bernoulli_mle(lambda x: [np.mean(x), 1]), "returned a list", "as a float")
+    # issue 52: the statement asks for a float, so the number in a list, a (1,) or 0-d array or an int fails
+    assert_fails(ch02.bernoulli_mle(lambda x: [float(np.mean(x))]), "returned a list of length 1")
+    assert_fails(ch02.bernoulli_mle(lambda x: np.array([np.mean(x)])), "array of shape (1,)")
+    assert_fails(ch02.bernoulli_mle(lambda x: np.array(np.mean(x))), "0-d numpy array")
+    assert_fails(ch02.bernoulli_mle(lambda x: int(np.mean(x) > 2)), "returned an integer")
     assert_fails(ch02.bernoulli_mle(lambda x: True), "boolean")
     assert_fails(ch02.bernoulli_mle(lambda x: np.nan), "nan")
 
@@ -62,7 +70,10 @@ def right_smoothed(counts, alpha):
 
 def test_smoothed_right_answers():
     assert ch02.smoothed_categorical_mle(right_smoothed)
-    assert ch02.smoothed_categorical_mle(lambda c, a: list((c + a) / np.sum(c + a)))
+    assert ch02.smoothed_categorical_mle(lambda c, a: np.divide(c + a, np.sum(c + a)))
+    # issue 52: the statement asks for an array; a list of the right numbers is refused as such
+    assert_fails(ch02.smoothed_categorical_mle(lambda c, a: list((c + a) / np.sum(c + a))), "returned a list",
+                 "numpy array")
 
 
 @pytest.mark.parametrize(
@@ -89,12 +100,12 @@ def test_smoothed_wrong_types():
     assert_fails(ch02.smoothed_categorical_mle(lambda c, a: 0.5), "shape")
 
 
-def test_smoothed_input_mutation_does_not_leak():
+def test_smoothed_input_mutation_is_named():
     def mutating(counts, alpha):
         counts += 100
         return right_smoothed(counts - 100, alpha)
 
-    assert ch02.smoothed_categorical_mle(mutating)
+    assert_fails(ch02.smoothed_categorical_mle(mutating), "changed its argument `counts` in place")
 
 
 # --------------------------------------------- ex-spherical-gaussian-mle --
@@ -107,7 +118,12 @@ def right_spherical(X):
 def test_spherical_right_answers():
     assert ch02.spherical_gaussian_mle(right_spherical)
     assert ch02.spherical_gaussian_mle(lambda X: (X.mean(axis=0), X.var(axis=0).mean()))
-    assert ch02.spherical_gaussian_mle(lambda X: [list(X.mean(axis=0)), np.array(X.var(axis=0).mean())])
+    assert ch02.spherical_gaussian_mle(lambda X: [X.mean(axis=0), X.var(axis=0).mean()])
+    # issue 52: the mean is an array, the variance a float
+    assert_fails(ch02.spherical_gaussian_mle(lambda X: (list(X.mean(axis=0)), X.var(axis=0).mean())),
+                 "returned a list", "the mean")
+    assert_fails(ch02.spherical_gaussian_mle(lambda X: (X.mean(axis=0), np.array(X.var(axis=0).mean()))),
+                 "0-d numpy array")
 
 
 def sq(X):
@@ -356,3 +372,11 @@ def test_bernoulli_log_likelihood_minus_inf_only_with_a_one_at_zero():
     def finite_everywhere(x, theta):
         return max(_right_ll(x, theta), -1e6)
     assert_fails(ch02.bernoulli_log_likelihood(finite_everywhere), "probability 0", "-inf")
+
+
+def test_kl_value_rounded_to_one_to_three_decimals_is_named():
+    """Issue 52: a value rounded to 3 decimals got the generic message; cut (not rounded) ones too."""
+    right, _ = ch02._kl_reference()
+    for places in (1, 2, 3):
+        assert_fails(ch02.gaussian_kl_value(round(right, places)), f"not to {places}")
+        assert_fails(ch02.gaussian_kl_value(math.trunc(right * 10**places) / 10**places), "4 decimals")

@@ -118,7 +118,7 @@ def test_bad_submissions():
     assert_fails(CHECK(raises), "raised an exception", "RuntimeError")
     assert_fails(CHECK(lambda X: None), "return")
     assert_fails(CHECK(lambda X: "12.5"), "single number")
-    assert_fails(CHECK(lambda X: np.array([1.0, 2.0])), "single number")
+    assert_fails(CHECK(lambda X: np.array([1.0, 2.0])), "array of shape (2,)")
     assert_fails(CHECK(lambda X: float("nan")), "NaN")
 
 

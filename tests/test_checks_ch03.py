@@ -278,8 +278,11 @@ def test_lda_logistic_names_typical_mistakes(mistake, fragments):
     assert_fails(lib.checks.lda_logistic(lambda *a: _logistic(*a, mistake=mistake)), *fragments)
 
 
-def test_lda_logistic_b_as_length_one_array_is_fine():
-    assert lib.checks.lda_logistic(lambda *a: (_logistic(*a)[0], np.array([_logistic(*a)[1]]))).passed
+def test_lda_logistic_b_is_a_float_not_a_length_one_array():
+    """The statement says b is a float (issue 52): a (1,) array is refused, naming what came back."""
+    assert_fails(lib.checks.lda_logistic(lambda *a: (_logistic(*a)[0], np.array([_logistic(*a)[1]]))),
+                 "single number", "shape (1,)")
+    assert lib.checks.lda_logistic(lambda *a: (_logistic(*a)[0], np.float64(_logistic(*a)[1]))).passed
 
 
 def test_lda_logistic_w_as_list_or_column_is_fine_and_nan_is_explained():
@@ -438,7 +441,9 @@ def test_gda_mle_priors_over_n_minus_1_are_named():
 def test_gda_n_params_float_is_refused():
     """Issue 44: K d (d + 1) / 2 with / returns a float where a count is asked for."""
     assert_fails(lib.checks.gda_n_params(lambda *a: float(_count(*a))), "float", "integer")
-    assert lib.checks.gda_n_params(lambda *a: np.int64(_count(*a))).passed
+    # the statement asks for an int (issue 52): a numpy integer is refused too, naming its type
+    assert_fails(lib.checks.gda_n_params(lambda *a: np.int64(_count(*a))), "numpy integer", "int64")
+    assert lib.checks.gda_n_params(lambda *a: int(_count(*a))).passed
 
 
 def test_naive_bayes_vs_lda_must_use_n_train_and_n_test():

@@ -182,13 +182,15 @@ CLAIMS = [
     (P0, "ex-em-e-step: the check uses unequal weights and variances, and points far from every component",
      lambda g, t: "unequal weights and variances" in check_uses(P0, "ex-em-e-step")
      and "far from every component" in check_uses(P0, "ex-em-e-step")),
-    (P0, "ex-em-lagrange-weights: the check uses 4 problems with K = 2, 3, 5, one with unit counts",
-     lambda g, t: "on 4 problems (K = 2, 3, 5), with unit counts" in check_uses(P0, "ex-em-lagrange-weights")),
+    (P0, "ex-em-lagrange-weights: the check uses 5 problems with K = 2, 3, 5: unit, whole and fractional counts",
+     lambda g, t: "on 5 problems (K = 2, 3, 5), with unit counts, unequal whole counts and fractional counts"
+     in check_uses(P0, "ex-em-lagrange-weights") and "fractional counts such as 2.5" in source(P0)),
     (P0, "ex-em-m-step: the check uses d = 2, 3 and 5 and responsibilities far from uniform",
-     lambda g, t: "(d = 3, 2 and 5) with uneven responsibilities" in check_uses(P0, "ex-em-m-step")
-     and "The check uses $d = 2, 3$ and $5$" in source(P0)),
-    (P0, "ex-em-m-step-full: the check uses 3 data sets with d = 2 and 3",
-     lambda g, t: "on 3 data sets (d = 2, 3)" in check_uses(P0, "ex-em-m-step-full")),
+     lambda g, t: "(d = 3, 2 and 5, the last 1e7 from the origin) with uneven responsibilities"
+     in check_uses(P0, "ex-em-m-step") and "The check uses $d = 2, 3$ and $5$" in source(P0)
+     and "one data set $10^7$ from the\norigin" in source(P0)),
+    (P0, "ex-em-m-step-full: the check uses 3 data sets with d = 2 and 3, the last 1e7 from the origin",
+     lambda g, t: "on 3 data sets (d = 2, 3), the last 1e7 from the origin" in check_uses(P0, "ex-em-m-step-full")),
     # --- 04_1, the bound ---
     (P1, "N(x1 | mu1) ~ 0.386, N(x1 | mu2) ~ 5.88e-9; gamma_11 ~ 1 - 1.52e-8; pi ~ (3/4, 1/4), "
      "mu = (-1, 0), (0, 0); sigma^2 = 0.375, 0.125 (the hand computation)",

@@ -454,3 +454,25 @@ def test_a_right_answer_through_allowed_lib_passes_and_the_reference_works(check
     result = checker(answer)
     assert result.status == "failed" and "calls `lib." in result.message, result
     assert not _core._SHIELDS and sys.getprofile() is None
+
+
+def test_scipy_linalg_functions_behind_scipy_wrappers_are_allowed():
+    """SciPy wraps cho_factor, cho_solve, solve_triangular, ... in a wrapper that lives in scipy._lib (armed):
+    the base allow-list's scipy.linalg still runs from an answer, and the wrapper lets nothing else through
+    (issue 52: a Cholesky Newton step was refused under scipy.linalg's own name)."""
+    namespace = {"np": np}
+    exec("import scipy.linalg\n"
+         "from scipy.stats import norm\n"
+         "def answer(A, b):\n"
+         "    return scipy.linalg.cho_solve(scipy.linalg.cho_factor(A), b)\n"
+         "def answer_pdf(A, b):\n"
+         "    return scipy.linalg.solve_triangular(np.linalg.cholesky(A), b, lower=True) + norm.pdf(b)\n",
+         namespace)
+    A, b = np.array([[4.0, 1.0], [1.0, 3.0]]), np.array([1.0, 2.0])
+    with tripwires((), namespace["answer"]) as fired:
+        assert np.allclose(namespace["answer"](A, b), np.linalg.solve(A, b))
+    assert fired == []
+    with tripwires((), namespace["answer_pdf"]) as fired:
+        with pytest.raises(Delegation):
+            namespace["answer_pdf"](A, b)
+    assert fired and fired[0].startswith("scipy.stats")

@@ -209,12 +209,22 @@ def test_a_notebook_of_another_chapter_gets_no_credit(hostile, tmp_path):
     row = hostile["rows"]["renamed_other"]
     assert row["total"] == "0"
     assert "do not match" in _feedback(hostile["out"], "renamed_other")
-    # and with the assignment named, an honest notebook of another chapter is refused too
+    # and with the assignment named, an honest notebook of another chapter is refused too: alone in its
+    # folder, the whole run is (no silent zeros, issue 54), before anything is graded
     subs = tmp_path / "subs"
     subs.mkdir()
     nbformat.write(_solved(CH2), subs / "wrong_chapter.ipynb")
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(tmp_path / "out"),
+                           "--chapter", "04_em_gaussian_mixtures"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert f"is the notebook of {CH2}, but this run grades 04_em_gaussian_mixtures" in done.stderr
+    assert not (tmp_path / "out").exists()
+    # beside a notebook of the assignment (here one whose cells were deleted: 0, and no kernel), it gets 0
+    other = nbformat.v4.new_notebook()
+    other.metadata["genmodels"] = {"page": "04_em_gaussian_mixtures"}
+    nbformat.write(other, subs / "emptied.ipynb")
     rows, _ = _grade(subs, tmp_path / "out", "--chapter", "04_em_gaussian_mixtures")
-    assert rows["wrong_chapter"]["total"] == "0"
+    assert rows["wrong_chapter"]["total"] == "0" and rows["emptied"]["total"] == "0"
     assert "the assignment is 04_em_gaussian_mixtures" in _feedback(tmp_path / "out", "wrong_chapter")
 
 

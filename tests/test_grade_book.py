@@ -11,7 +11,7 @@ again after a corrected hand-in (the same fixture): every test reads those two r
 
 Three notebooks run in all (the empty files are refused unread): the fixture is the module's cost.
 
-Each LMS file is checked against what its LMS's documentation says (README, "The grade book"):
+Each LMS file is checked against what its LMS's documentation says (guide/grade_book.md, "The grade book"):
 header, byte-order mark, one row per roster student, RFC 4180 quoting (parsed back with ``csv``).
 """
 

@@ -67,6 +67,20 @@ def test_the_builder_warns_of_nothing(built):
 def test_one_deck_per_numbered_page(built):
     assert len(PAGES) == 23
     assert [p.stem for p in slides.decks()] == sorted(PAGES)
+    index = (slides.OUT / "index.html").read_text(encoding="utf-8")  # the decks' own, not a redirect
+    assert re.findall(r'<li><a href="([^"]+)\.html">', index) == sorted(PAGES)
+
+
+def test_the_index_links_each_deck_by_its_title_and_its_pdf(tmp_path):
+    (tmp_path / "02_b.html").write_text("<title>Means &amp; modes · slides · Book</title>", encoding="utf-8")
+    (tmp_path / "01_a.html").write_text("<title>First · slides · Book</title>", encoding="utf-8")
+    (tmp_path / "pdf").mkdir()
+    (tmp_path / "pdf" / "02_b.pdf").write_bytes(b"%PDF-1.4")
+    slide_decks.write_index(tmp_path, "Book & co")
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r"<li>(.*?)</li>", index) == [
+        '<a href="01_a.html">First</a>', '<a href="02_b.html">Means &amp; modes</a> (<a href="pdf/02_b.pdf">PDF</a>)']
+    assert "<h1>Slides: Book &amp; co</h1>" in index and "http-equiv" not in index
 
 
 @pytest.mark.parametrize("stem", PAGES)

@@ -3,7 +3,7 @@
     python tools/grade.py SUBMISSIONS [--out OUT] [-j 2] [--chapter PAGE] [--force] [--key KEY [--roster CSV]]
     make grade SUBMISSIONS=dir [KEY=course.key] [ROSTER=roster.csv] [OUT=dir]
 
-``python tools/grade.py --help`` says what it does; the README, "Teaching with this book", says what
+``python tools/grade.py --help`` says what it does; the guide/grading.md, "Teaching with this book", says what
 its sandbox is and is not.
 """
 

@@ -19,8 +19,8 @@ The roster is a CSV file with a ``student`` column: the ids the grader sees
 as file names (``<student>.ipynb``).  The key is a file the instructor keeps
 and never hands out.  A re-roll (a variant that turned out to be unfair)
 writes the student's new seed for one exercise into ``KEY.overrides.csv``,
-beside the key; ``handout`` and the grader read it.  The README, "Teaching
-with this book", section "Variants", tells the whole procedure.
+beside the key; ``handout`` and the grader read it.  The instructor's guide,
+guide/variants.md, tells the whole procedure.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def read_roster(path):
     return [row["student"] for row in read_roster_rows(path)]
 
 
-# The columns of a roster that the grader's LMS files use (README, "The grade book"); any other column
+# The columns of a roster that the grader's LMS files use (guide/grade_book.md, "The grade book"); any other column
 # is kept as it is.
 ROSTER_COLUMNS = ("student", "name", "lms_id", "sis_user_id", "sis_login_id", "section", "email")
 

@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import mle
 from . import _variants
-from ._core import Failure, NotImplementedYet, call, check, expect_array, expect_ndarray, expect_scalar, expect_tuple
+from ._core import (Failure, NotImplementedYet, call, check, expect_array, expect_ndarray, expect_number,
+                    expect_tuple, refuse_container)
 
 __all__ = [
     "bernoulli_mle",
@@ -46,7 +47,8 @@ def _bernoulli_cases(rng):
 def bernoulli_mle(student_fn):
     rng = np.random.default_rng(2)
     for x in _bernoulli_cases(rng):
-        got = expect_scalar(call(student_fn, x), "theta_hat", name="bernoulli_mle")
+        got = expect_number(call(student_fn, x, unchanged={0: "x"}), "theta_hat", name="bernoulli_mle",
+                            float_only=True)
         want = mle.bernoulli_mle(x)
         n, n1 = x.shape[0], int(x.sum())
         if np.isclose(got, want, rtol=1e-9, atol=1e-12):
@@ -57,6 +59,9 @@ def bernoulli_mle(student_fn):
             raise Failure("you returned the number of ones; the estimate is a proportion in [0, 1].")
         if n > 1 and np.isclose(got, n1 / (n - 1)):
             raise Failure("you divided by n - 1; the MLE divides the number of ones by n.")
+        if n == 1 and not math.isfinite(got):
+            raise Failure("your estimate is infinite on a sample of one flip: a division by zero (n - 1 is 0 "
+                          "there). The MLE divides the number of ones by n.")
         if not 0 <= got <= 1:
             raise Failure(f"your estimate {got:.4g} is not a probability: it must lie in [0, 1].")
         if 0 < want < 1 and got in (0.0, 1.0):
@@ -96,10 +101,10 @@ def bernoulli_log_likelihood(student_fn):
     for x, theta in _log_likelihood_cases(rng):
         n, n1 = x.shape[0], int(x.sum())
         n0 = n - n1
-        out = call(student_fn, x, theta, name="bernoulli_log_likelihood")
+        out = call(student_fn, x, theta, name="bernoulli_log_likelihood", unchanged={0: "x"})
         if not isinstance(out, (str, bytes)) and np.ndim(out) == 1 and np.shape(out)[0] == n and n > 1:
             raise Failure("you returned one term per observation: the log-likelihood is their sum, one number.")
-        got = expect_scalar(out, "the log-likelihood", name="bernoulli_log_likelihood")
+        got = expect_number(out, "the log-likelihood", name="bernoulli_log_likelihood", float_only=True)
         want = mle.bernoulli_log_likelihood(x, theta)
         if got == want or (np.isfinite(want) and np.isclose(got, want, rtol=1e-9, atol=1e-9)):
             continue
@@ -157,10 +162,10 @@ def smoothed_categorical_mle(student_fn):
     rng = np.random.default_rng(3)
     for counts, alpha in _categorical_cases(rng):
         V, N = counts.shape[0], counts.sum()
-        out = call(student_fn, counts, alpha, name="smoothed_categorical_mle")
+        out = call(student_fn, counts, alpha, name="smoothed_categorical_mle", unchanged={0: "counts"})
         if isinstance(out, dict):
             raise Failure("return a numpy array with one probability per count (position j for outcome j), not a dict.")
-        got = expect_array(out, (V,), "the probabilities", name="smoothed_categorical_mle")
+        got = expect_ndarray(out, (V,), "the probabilities", name="smoothed_categorical_mle")
         want = mle.categorical_mle(counts, alpha=alpha)
         if _close(got, want):
             continue
@@ -194,6 +199,12 @@ def smoothed_categorical_mle(student_fn):
             )
         if np.any(got < 0):
             raise Failure("probabilities cannot be negative.")
+        for fixed in range(1, 13):
+            if alpha % 1 and fixed != V and _close(got, (counts + alpha) / (N + alpha * fixed)):  # not N + V + 1
+                raise Failure(
+                    f"your denominator adds alpha * {fixed}, but this count vector has V = {V} entries: V is "
+                    "the number of entries of counts (len(counts)), not a fixed number."
+                )
         if abs(got.sum() - 1) > 1e-6:
             raise Failure(f"your probabilities sum to {got.sum():.4g}, not 1: check the normalising denominator.")
         raise Failure(
@@ -204,23 +215,28 @@ def smoothed_categorical_mle(student_fn):
 
 # --------------------------------------------- ex-spherical-gaussian-mle --
 
+#: Coordinates of the last data set sit this far from the origin (the statement asks to test "data whose
+#: coordinates have very different means"): a mean of squares minus a squared mean loses its digits there.
+_FAR = 1e6
+
+
 def _spherical_cases(rng):
-    for n, d in ((7, 2), (50, 3), (2, 1), (30, 5)):
+    for n, d, far in ((7, 2, 5.0), (50, 3, 5.0), (2, 1, 5.0), (30, 5, 5.0), (40, 3, _FAR)):
         scale = rng.uniform(0.5, 3.0, size=d)
-        shift = rng.uniform(-5.0, 5.0, size=d)
+        shift = rng.uniform(-far, far, size=d)
         yield rng.normal(size=(n, d)) * scale + shift
 
 
 @check("ex-spherical-gaussian-mle",
-       "mean and variance match the closed forms on 4 data sets (n from 2 to 50, d from 1 to 5, "
-       "coordinates with different means and scales).",
+       "mean and variance match the closed forms on 5 data sets (n from 2 to 50, d from 1 to 5, "
+       "coordinates with different means and scales, one with means up to 1e6 from the origin).",
        solves=("lib.mle.gaussian_mle", "lib.mixture.m_step"),
        allow=())
 def spherical_gaussian_mle(student_fn):
     rng = np.random.default_rng(4)
     for X in _spherical_cases(rng):
         n, d = X.shape
-        out = call(student_fn, X, name="spherical_gaussian_mle")
+        out = call(student_fn, X, name="spherical_gaussian_mle", unchanged={0: "X"})
         expect_tuple(out, 2, "the pair (mean, variance), e.g. `return mu, var`,", name="spherical_gaussian_mle")
         mean_out, var_out = out
         try:
@@ -239,6 +255,7 @@ def spherical_gaussian_mle(student_fn):
             )
         if d == 1 and mean_arr is not None and mean_arr.shape == ():
             mean_out = mean_arr.reshape(1)  # a scalar mean is fine in one dimension
+        refuse_container(mean_out, (d,), "the mean", name="spherical_gaussian_mle")
         got_mean = expect_array(mean_out, (d,), "the mean", name="spherical_gaussian_mle")
         var_arr = np.asarray(var_out) if not isinstance(var_out, str) else None
         if var_arr is not None and var_arr.shape == (d,) and d > 1:
@@ -248,7 +265,7 @@ def spherical_gaussian_mle(student_fn):
             )
         if var_arr is not None and var_arr.shape == (d, d) and d > 1:
             raise Failure("you returned a covariance matrix; the spherical model has a single number sigma^2.")
-        got_var = expect_scalar(var_out, "the variance", name="spherical_gaussian_mle")
+        got_var = expect_number(var_out, "the variance", name="spherical_gaussian_mle", float_only=True)
         want_mean, want_var = mle.gaussian_mle(X, "spherical")
         if not _close(got_mean, want_mean):
             raise Failure("the mean is wrong: it is the average of the rows, (1/n) sum_i x_i.")
@@ -275,6 +292,19 @@ def spherical_gaussian_mle(student_fn):
             raise Failure("you did not subtract the mean: use ||x_i - mu_hat||^2, not ||x_i||^2.")
         if np.isclose(got_var, np.sqrt(want_var)):
             raise Failure("you returned a standard deviation; return the variance sigma^2.")
+        for fixed in range(1, 7):
+            if fixed != d and np.isclose(got_var, sq / (n * fixed)):
+                raise Failure(
+                    f"you divided by n * {fixed}, but this data set has d = {d} coordinates: read d from "
+                    "X.shape[1], not a fixed number."
+                )
+        if np.abs(want_mean).max() > 1e3 and abs(got_var - want_var) < 1e-2 * want_var:
+            raise Failure(
+                "right near the origin, but not on data far from it (coordinates about 1e6 from the origin): "
+                "a mean of squares minus a squared mean (E[x^2] - mu^2) subtracts two nearly equal large "
+                "numbers, which cancel with most of their digits. Centre the data first and average "
+                "||x_i - mu_hat||^2."
+            )
         raise Failure(
             f"the variance is wrong on a data set with n = {n}, d = {d}. It is the average squared "
             "distance to the mean per coordinate: (1/(n d)) sum_i ||x_i - mu_hat||^2."
@@ -362,17 +392,23 @@ def gaussian_kl_value(answer):
         raise NotImplementedYet()
     if callable(answer):
         raise Failure("pass the number itself (e.g. `answer = 0.1234`), not a function.")
-    value = expect_scalar(answer, "KL(p || q)", name="your answer")
-    right, wrong = _kl_values(_variants.current("ex-gaussian-kl-value"))
+    value = expect_number(answer, "KL(p || q)", name="your answer")
+    p = _variants.current("ex-gaussian-kl-value")
+    right, wrong = _kl_values(p)
     if abs(value - right) <= _KL_TOLERANCE:
         return
+    book = _variants.params("ex-gaussian-kl-value", 0)
+    if p != book and abs(value - _kl_values(book)[0]) <= _KL_TOLERANCE:
+        raise Failure("that is the value for the book's p = N(1, 2) and q = N(-2, 4), not for your variant: "
+                      "evaluate your formula for the p and q that your notebook's variant cell prints.")
     for mistake, message in wrong.values():
         if abs(value - mistake) <= _KL_TOLERANCE:
             raise Failure(message)
     if value < 0:
         raise Failure("a KL divergence is never negative (Gibbs' inequality): check the signs.")
-    if round(value, 2) == value and round(right, 2) == value:
-        raise Failure("give the value to at least 4 decimals (e.g. compute it with np.log), not rounded to 2.")
+    for places in (1, 2, 3):  # rounded (or cut) to too few decimals
+        if value in (round(right, places), math.trunc(right * 10**places) / 10**places):
+            raise Failure(f"give the value to at least 4 decimals (e.g. compute it with np.log), not to {places}.")
     raise Failure(
         "not the right value. Write KL(p || q) = E_p[ln p(x) - ln q(x)], expand both log-densities, "
         "and use E_p[x] = mu_0 and E_p[(x - mu_0)^2] = sigma_0^2."

@@ -8,7 +8,7 @@ Each typical slip is computed and compared, and named when it matches.
 import numpy as np
 
 from .. import mle
-from ._core import Failure, call, check, expect_array, expect_scalar
+from ._core import Failure, call, check, expect_ndarray, expect_number
 
 __all__ = ["beta_bernoulli_map", "dirichlet_categorical_map"]
 
@@ -69,7 +69,8 @@ def _beta_slips(n1, n, a, b):
 def beta_bernoulli_map(student_fn):
     rng = np.random.default_rng(21)
     for n1, n, a, b in _beta_cases(rng):
-        got = expect_scalar(call(student_fn, n1, n, a, b), "the MAP estimate", name="beta_bernoulli_map")
+        got = expect_number(call(student_fn, n1, n, a, b), "the MAP estimate", name="beta_bernoulli_map",
+                            float_only=True)
         want = mle.beta_mode(*mle.beta_bernoulli_posterior(np.r_[np.ones(n1), np.zeros(n - n1)], a, b))
         if np.isclose(got, want, rtol=1e-9, atol=1e-12):
             continue
@@ -129,10 +130,11 @@ def dirichlet_categorical_map(student_fn):
     rng = np.random.default_rng(22)
     for counts, alpha in _dirichlet_cases(rng):
         V = counts.shape[0]
-        out = call(student_fn, counts, alpha, name="dirichlet_categorical_map")
+        out = call(student_fn, counts, alpha, name="dirichlet_categorical_map",
+                   unchanged={0: "counts", 1: "alpha"})
         if isinstance(out, dict):
             raise Failure("return a numpy array with one probability per outcome, not a dict.")
-        got = expect_array(out, (V,), "the MAP probabilities", name="dirichlet_categorical_map")
+        got = expect_ndarray(out, (V,), "the MAP probabilities", name="dirichlet_categorical_map")
         want = mle.dirichlet_mode(mle.dirichlet_categorical_posterior(counts, alpha))
         if _close(got, want):
             continue
@@ -141,6 +143,13 @@ def dirichlet_categorical_map(student_fn):
                 raise Failure(message)
         if np.any(got < 0):
             raise Failure("probabilities cannot be negative.")
+        n, A = counts.sum(), alpha.sum()
+        for fixed in range(1, 13):
+            if fixed != V and _close(got, (counts + alpha - 1) / (n + A - fixed)):
+                raise Failure(
+                    f"your denominator subtracts {fixed}, but this count vector has V = {V} outcomes: V is the "
+                    "number of entries of counts (len(counts)), not a fixed number."
+                )
         if abs(got.sum() - 1) > 1e-6:
             raise Failure(f"your probabilities sum to {got.sum():.4g}, not 1: find the multiplier nu again "
                           "from the constraint sum_j theta_j = 1.")

@@ -9,7 +9,7 @@ deviation) is computed, compared and named.
 import numpy as np
 
 from .. import mle
-from ._core import Failure, call, check, expect_scalar
+from ._core import Failure, call, check, expect_number
 
 __all__ = ["gaussian_max_log_likelihood"]
 
@@ -79,14 +79,21 @@ def gaussian_max_log_likelihood(student_fn):
     rng = np.random.default_rng(23)
     for X in _max_ll_cases(rng):
         n, d = X.shape
-        got = expect_scalar(call(student_fn, X, name="gaussian_max_log_likelihood"),
-                            "the maximised log-likelihood", name="gaussian_max_log_likelihood")
+        got = expect_number(call(student_fn, X, name="gaussian_max_log_likelihood", unchanged={0: "X"}),
+                            "the maximised log-likelihood", name="gaussian_max_log_likelihood", float_only=True)
         want = mle.gaussian_log_likelihood(X, *mle.gaussian_mle(X, "full"))
         if np.isclose(got, want, rtol=1e-8, atol=1e-8):
             continue
         for value, message in _max_ll_slips(X):
             if not np.isclose(value, want, rtol=1e-8, atol=1e-8) and np.isclose(got, value, rtol=1e-8):
                 raise Failure(message)
+        ld = np.linalg.slogdet(mle.gaussian_mle(X, "full")[1])[1]
+        for fixed in range(1, 7):
+            if fixed != d and np.isclose(got, -0.5 * n * (fixed * _LOG_2PI + ld + fixed), rtol=1e-8):
+                raise Failure(
+                    f"your formula has d = {fixed} in it, but this data set has d = {d} features: read d from "
+                    "X.shape[1], not a fixed number."
+                )
         raise Failure(
             f"wrong value on a data set with n = {n}, d = {d}. Substitute mu_hat and Sigma_hat into the "
             "log-likelihood, and write the quadratic term as a trace to evaluate it."

@@ -9,7 +9,7 @@ slips and name them.
 import numpy as np
 
 from .. import discriminant
-from ._core import Failure, call, check, expect_array, expect_scalar
+from ._core import Failure, call, check, expect_array, expect_number
 
 __all__ = ["gda_fisher_direction", "gda_ledoit_wolf"]
 
@@ -102,7 +102,7 @@ def gda_ledoit_wolf(student_fn):
     rng = np.random.default_rng(306)
     for X in _lw_cases(rng):
         n, d = X.shape
-        got = expect_scalar(call(student_fn, X, name="ledoit_wolf_intensity"), "omega",
+        got = expect_number(call(student_fn, X, name="ledoit_wolf_intensity"), "omega",
                             name="ledoit_wolf_intensity")
         _, want = discriminant.ledoit_wolf(X)
         if np.isclose(got, want, rtol=1e-7, atol=1e-10):

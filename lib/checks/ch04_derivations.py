@@ -10,7 +10,7 @@ from importlib import import_module
 
 import numpy as np
 
-from ._core import Failure, call, check, expect_array, expect_ndarray, expect_scalar, expect_tuple
+from ._core import Failure, call, check, expect_ndarray, expect_number, expect_tuple
 
 __all__ = ["em_lagrange_weights", "em_m_step_full", "em_missing_information_rate", "em_map_covariances"]
 
@@ -40,21 +40,23 @@ def _scatter(X, resp, centres):
 
 @check(
     "ex-em-lagrange-weights",
-    "matches the maximiser of sum_k (sum_i c_i resp[i, k]) ln pi_k on the simplex on 4 problems "
-    "(K = 2, 3, 5), with unit counts and with unequal counts.",
+    "matches the maximiser of sum_k (sum_i c_i resp[i, k]) ln pi_k on the simplex on 5 problems "
+    "(K = 2, 3, 5), with unit counts, unequal whole counts and fractional counts.",
     allow=(),
 )
 def em_lagrange_weights(student_fn):
     rng = np.random.default_rng(440)
     cases = []
-    for n, K, unit in [(12, 3, True), (20, 2, False), (15, 5, False), (30, 3, False)]:
+    # counts are "positive numbers": whole ones (repeated rows) and, last, fractional ones (weighted rows)
+    for n, K, unit in [(12, 3, True), (20, 2, False), (15, 5, False), (30, 3, False), (18, 3, None)]:
         resp = rng.dirichlet(np.full(K, 0.6), size=n)
-        counts = np.ones(n) if unit else rng.integers(1, 9, size=n).astype(float)
+        counts = (np.ones(n) if unit else rng.integers(1, 9, size=n).astype(float) if unit is False
+                  else np.round(rng.uniform(1.0, 6.0, size=n), 2))
         cases.append((resp, counts))
     for resp, counts in cases:
         n, K = resp.shape
         out = call(student_fn, resp, counts, name="weight_update")
-        weights = expect_array(out, (K,), "the weights", name="weight_update")
+        weights = expect_ndarray(out, (K,), "the weights", name="weight_update")
         nk = counts @ resp  # weighted soft counts
         want = nk / counts.sum()
         if _close(weights, want, rtol=1e-9, atol=1e-12):
@@ -72,6 +74,9 @@ def em_lagrange_weights(student_fn):
             (plain / K, "you normalised by the number of components K (and ignored the counts); sum "
                         "pi_k = n_k / nu over k to find nu."),
             (np.full(K, 1.0 / K), "you returned uniform weights: the weights must follow the soft counts."),
+            (np.floor(counts) @ resp / np.floor(counts).sum(),
+             "your weights treat the counts as whole numbers (repeating rows, or int(counts[i])): the statement "
+             "allows any positive counts, such as 2.5; weight the responsibilities of row i by counts[i] itself."),
         ]
         for value, message in mistakes:
             if _close(weights, value, rtol=1e-9, atol=1e-12):
@@ -102,15 +107,18 @@ def _full_problem(rng, n, d, K):
 @check(
     "ex-em-m-step-full",
     "one EM iteration with full covariances matches the E-step followed by equations "
-    "em-m-step-weights, em-m-step-means and em-m-step-cov (no ridge) on 3 data sets (d = 2, 3).",
+    "em-m-step-weights, em-m-step-means and em-m-step-cov (no ridge) on 3 data sets (d = 2, 3), the last "
+    "1e7 from the origin.",
     solves=("lib.mixture.m_step",),
     allow=("lib.mixture.e_step",),
 )
 def em_m_step_full(student_fn):
     mixture = _mixture()
     rng = np.random.default_rng(441)
-    for n, d, K in [(40, 2, 3), (60, 3, 2), (35, 2, 4)]:
+    for n, d, K, offset in [(40, 2, 3, 0.0), (60, 3, 2, 0.0), (35, 2, 4, 1e7)]:
         X, weights, means, covs = _full_problem(rng, n, d, K)
+        # the last set 1e7 from the origin, where moments about the origin cancel (section 4.4)
+        X, means = X + offset, means + offset
         out = expect_tuple(call(student_fn, X, weights, means, covs, name="em_iteration_full"), 3,
                            "(weights, means, covariances)", name="em_iteration_full")
         new_w = expect_ndarray(out[0], (K,), "the weights", name="em_iteration_full")
@@ -162,6 +170,10 @@ def em_m_step_full(student_fn):
              "divide by n_k."),
             (_scatter(X, resp, want_m) / n,
              "your covariances divide by n; each component divides by its own soft count n_k."),
+            (_scatter(X, resp, want_m) / (counts - (resp ** 2).sum(axis=0) / counts)[:, None, None],
+             "your covariances divide by n_k - sum_i resp[i, k]^2 / n_k, np.cov's unbiased correction for "
+             "weights (aweights with ddof=1): the M-step's maximum-likelihood covariance divides by n_k "
+             "(np.cov(..., aweights=..., bias=True))."),
             (np.broadcast_to(np.cov(X.T, bias=True), (K, d, d)),
              "every component got the covariance of the whole data set: weight by resp[i, k] and centre "
              "at the component's mean."),
@@ -175,6 +187,13 @@ def em_m_step_full(student_fn):
             raise Failure(
                 "your covariances are right up to a small ridge on the diagonal: the exercise asks for the "
                 "plain update (lib.mixture.m_step adds reg_covar=1e-6 unless told otherwise)."
+            )
+        if offset and np.allclose(new_c, want_c, rtol=0.5, atol=0.5):
+            raise Failure(
+                "your covariances are right for data near the origin but wrong for data 1e7 away from it: "
+                "sum_i resp[i, k] x_i x_i^T / n_k - mu_k mu_k^T subtracts two numbers near 1e14 and loses "
+                "their digits (the cancellation of section 4.4). Centre first: sum the outer products of "
+                "x_i - mu_k with the new means."
             )
         raise Failure(
             "your covariances differ from Sigma_k = sum_i resp[i, k] (x_i - mu_k)(x_i - mu_k)^T / n_k with "
@@ -199,7 +218,7 @@ def _rate_problem(rng, n, K):
     "matches I_missing / I_complete (equation em-rate) at the given parameters on 4 one-dimensional "
     "mixtures (K = 2 and 3, unequal weights and variances, every component index).",
     solves=("lib.em_theory.em_rate", "lib.em_theory.mean_information"),
-    allow=("lib.mixture.e_step",),
+    allow=("lib.mixture.e_step", "scipy.special.logsumexp"),  # the responsibilities by hand are no shortcut
 )
 def em_missing_information_rate(student_fn):
     theory = _lib_module("em_theory")
@@ -209,7 +228,7 @@ def em_missing_information_rate(student_fn):
         x, weights, means, variances = _rate_problem(rng, n, K)
         for c in range(K):
             out = call(student_fn, x, weights, means, variances, c, name="em_rate_one_mean")
-            got = expect_scalar(out, "the rate", name="em_rate_one_mean")
+            got = expect_number(out, "the rate", name="em_rate_one_mean")
             info = theory.mean_information(x, weights, means, variances, c)
             want = info.missing / info.complete
             if np.isclose(got, want, rtol=1e-6, atol=1e-12):
@@ -306,6 +325,10 @@ def em_map_covariances(student_fn):
              "your denominator has d - 1 where the MAP update has d + 1: the inverse-Wishart density "
              "has |Sigma|^(-(kappa + d + 1)/2)."),
         ]
+        if d != 2:  # the first problem has d = 2: kappa + 3 is right there
+            mistakes.append(((psi + S) / (nk + kappa + 3)[:, None, None],
+                             f"your denominator adds kappa + 3, right only in d = 2; here d = {d}: the "
+                             "inverse-Wishart density has |Sigma|^(-(kappa + d + 1)/2) with d = X.shape[1]."))
         for value, message in mistakes:
             if _close(covs, value, rtol=1e-7, atol=1e-10):
                 raise Failure(message)

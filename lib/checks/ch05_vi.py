@@ -9,7 +9,7 @@ import numpy as np
 from scipy.special import digamma
 
 from .. import variational as V
-from ._core import Failure, call, check, expect_array, expect_scalar, expect_tuple
+from ._core import Failure, call, check, expect_ndarray, expect_number, expect_tuple
 
 __all__ = ["cavi_update", "kl_p_to_factorised", "vb_dirichlet_weights"]
 
@@ -26,9 +26,9 @@ def _random_target(d, rng):
 
 
 def _pair(out, name):
-    expect_tuple(out, 2, "the pair (new_mean, variance), two numbers,", name=name)
-    return (expect_scalar(out[0], "the new mean zbar_j", name=name),
-            expect_scalar(out[1], "the variance of q_j", name=name))
+    expect_tuple(out, 2, "the pair (new_mean, variance), two numbers,", name=name, tuple_only=True)
+    return (expect_number(out[0], "the new mean zbar_j", name=name),
+            expect_number(out[1], "the variance of q_j", name=name))
 
 
 # ----------------------------------------------------------------- CAVI update
@@ -81,8 +81,10 @@ def cavi_update(student_fn):
                 for value, message in mean_variants:
                     if _close(got_m, value, 1e-7) and not _close(value, want_m, 1e-7):
                         raise Failure(message)
+                hint = (" It passed the 2-dimensional targets: sum over every other coordinate l != j, l from 0 "
+                        "to d - 1 with d = len(mean), not over the one other coordinate of d = 2.") if d > 2 else ""
                 raise Failure(f"your new mean zbar_j differs from the CAVI update on a random {d}-dimensional "
-                              "target; complete the square in z_j in E_{q_-j}[ln p(z)] term by term.")
+                              "target; complete the square in z_j in E_{q_-j}[ln p(z)] term by term." + hint)
             if not _close(got_v, want_v, 1e-7):
                 for value, message in var_variants:
                     if _close(got_v, value, 1e-7) and not _close(value, want_v, 1e-7):
@@ -106,7 +108,7 @@ def kl_p_to_factorised(student_fn):
         mean, cov = _random_target(d, rng)
         q_means = mean + rng.normal(scale=0.7, size=d)
         q_vars = np.diag(cov) * rng.uniform(0.3, 2.5, size=d)
-        got = expect_scalar(call(student_fn, mean, cov, q_means, q_vars, name="kl_p_to_factorised"),
+        got = expect_number(call(student_fn, mean, cov, q_means, q_vars, name="kl_p_to_factorised"),
                             "KL(p || q)", name="kl_p_to_factorised")
         want = V.kl_gaussian_to_diag(mean, cov, q_means, q_vars)
         if _close(got, want, 1e-7):
@@ -136,11 +138,14 @@ def kl_p_to_factorised(student_fn):
                 raise Failure(message)
         if got < -1e-9:
             raise Failure("a KL divergence is never negative; your value is.")
+        if abs(got - want) < 5.5e-4 * max(1.0, abs(want)) and any(round(got, k) == got for k in range(5)):
+            raise Failure("your value is right to a few decimals but rounded: return the divergence at full "
+                          "precision (round only what you print).")
         raise Failure(f"your value differs from KL(p || q) on a random {d}-dimensional pair; write "
                       "E_p[ln p(z)] and E_p[ln q(z)] separately and subtract.")
     # q equal to the marginals of a diagonal p: the divergence must vanish
     mean, var = np.array([0.3, -1.0, 2.0]), np.array([0.5, 2.0, 1.2])
-    got = expect_scalar(call(student_fn, mean, np.diag(var), mean, var, name="kl_p_to_factorised"),
+    got = expect_number(call(student_fn, mean, np.diag(var), mean, var, name="kl_p_to_factorised"),
                         "KL(p || q)", name="kl_p_to_factorised")
     if abs(got) > 1e-8:
         raise Failure("for a diagonal Sigma and q equal to p your value is not 0, but KL(p || p) = 0.")
@@ -163,8 +168,8 @@ def vb_dirichlet_weights(student_fn):
         if np.shape(out[0]) == (n,):
             raise Failure(f"alpha has one entry per data point, shape ({n},): sum the responsibilities over "
                           "the points (axis 0) to get one count n_k per component.")
-        alpha = expect_array(out[0], (K,), "alpha", name="vb_dirichlet_weights")
-        elog = expect_array(out[1], (K,), "expected_log_weights", name="vb_dirichlet_weights")
+        alpha = expect_ndarray(out[0], (K,), "alpha", name="vb_dirichlet_weights")
+        elog = expect_ndarray(out[1], (K,), "expected_log_weights", name="vb_dirichlet_weights")
         nk = resp.sum(axis=0)
         want_alpha = alpha0 + nk
         want_elog = digamma(want_alpha) - digamma(want_alpha.sum())

@@ -41,9 +41,13 @@ column per exercise label, total, max), ``OUT/feedback/<student>.md`` and
 whether the submissions folder is unchanged (hashes before and after).
 With ``--roster`` and ``--lms canvas|moodle|gradescope`` it also writes
 ``OUT/<lms>.csv``, one row per roster student; ``--student s01[,s02]``
-grades only those again and rewrites the tables from all results (the
-README, "The grade book").  What
-the sandbox is and is not: the README, "Teaching with this book".
+grades only those again and rewrites the tables from all results, every
+LMS file already in OUT included (the guide/grade_book.md, "The grade book").  A folder
+from ``make collect`` (``collected.csv``) also gets ``OUT/canvas-feedback.zip``
+or ``OUT/moodle-feedback.zip``, the HTML pages named for the LMS's bulk upload.
+A folder none of whose notebooks is what the run grades (an assignment's
+without ``--assignment``) is refused before anything is graded.  What
+the sandbox is and is not: the guide/grading.md, "Teaching with this book".
 
 The package, one module per stage (``tools/grade.py`` is its entry point):
 
@@ -59,5 +63,9 @@ The package, one module per stage (``tools/grade.py`` is its entry point):
 * :mod:`grader.feedback_html` - ``OUT/feedback/<student>.html``, linked to the web book;
 * :mod:`grader.assignment` - an instructor's own homework (``--assignment hw1.md``): its page, public and
   hidden checks, student notebook, and the judging of both checks;
+* :mod:`grader.collect` - an LMS's download of the class -> ``<student>.ipynb`` (``make collect``);
+* :mod:`grader.upload`  - the feedback pages named for the LMS's bulk upload (from ``collected.csv``);
 * :mod:`grader.cli`     - the command line: the whole class.
+* :mod:`grader.gradescope` - Gradescope's autograder.zip, and the grading of its one submission
+  (``tools/gradescope.py``); :mod:`grader.container` - the boundary where bubblewrap cannot start.
 """

@@ -399,6 +399,13 @@ def hidden_message(message):
     return f"{match['head']}{match['name']}{match['tail']}" if match else message
 
 
+PUBLIC_FAILED = "public check: "
+HIDDEN_PASSED = " Hidden check: passed."
+HIDDEN_NOT_RUN = "public check passed; hidden check: "
+HIDDEN_FAILED = "the public check passed, the hidden check did not: "
+HIDDEN_FAILED_END = " (the hidden check tries cases of its own, which the feedback does not show)."
+
+
 def judge(check, runner, edition):
     """(status, message) of one exercise of an assignment: its public check, then its hidden check."""
     from grader.judge import run_check
@@ -407,14 +414,28 @@ def judge(check, runner, edition):
     label = check["exercise"]
     status, message = run_check(check, runner, fn=assignment.public_checks[check["call"][0]])
     if status != "passed":
-        return status, f"public check: {message}"
+        return status, f"{PUBLIC_FAILED}{message}"
     hidden = assignment.hidden.get(label)
     if hidden is None:
         return status, message
     secret_status, secret = run_check(check, runner, fn=hidden)
     if secret_status == "passed":
-        return "passed", f"{message} Hidden check: passed."
+        return "passed", f"{message}{HIDDEN_PASSED}"
     if secret_status == "not run":
-        return secret_status, f"public check passed; hidden check: {secret}"
-    return "failed", (f"the public check passed, the hidden check did not: {hidden_message(secret)} "
-                      "(the hidden check tries cases of its own, which the feedback does not show).")
+        return secret_status, f"{HIDDEN_NOT_RUN}{secret}"
+    return "failed", f"{HIDDEN_FAILED}{hidden_message(secret)}{HIDDEN_FAILED_END}"
+
+
+def split_message(status, message):
+    """((status, message) of the public check, (status, message) of the hidden one) of an exercise that has
+    a hidden check, from what :func:`judge` (or grader/run.py, when no check ran) recorded: Gradescope
+    shows them as two tests (grader/gradescope.py)."""
+    if message.startswith(PUBLIC_FAILED):
+        return (status, message[len(PUBLIC_FAILED):]), ("not run", "the public check did not pass.")
+    if status == "passed" and message.endswith(HIDDEN_PASSED):
+        return ("passed", message[: -len(HIDDEN_PASSED)]), ("passed", "passed.")
+    if message.startswith(HIDDEN_NOT_RUN):
+        return ("passed", "passed."), (status, message[len(HIDDEN_NOT_RUN):])
+    if message.startswith(HIDDEN_FAILED):
+        return ("passed", "passed."), (status, message[len(HIDDEN_FAILED):])
+    return (status, message), (status, message)  # nothing ran (a dead kernel, a variant cell): both say why

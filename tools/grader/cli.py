@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import grader
-from grader import feedback_html, lms, sandbox
+from grader import collect, feedback_html, lms, sandbox, upload
 from grader.common import DEFAULTS, EDITIONS, ROOT, escape, parse_size
-from grader.find import find_submissions, fingerprint, load_editions
+from grader.find import find_submissions, fingerprint, load_editions, title_of, wrong_kind
 from grader.report import (_progress, feedback, handout_pairs, summary, validated, write_grades, write_similarity,
                            write_variants)
 from grader.run import _grade_in_subprocess, _pool_context
@@ -44,13 +44,13 @@ def build_parser():
     parser.add_argument("--grader-memory", type=parse_size, default=parse_size(DEFAULTS["grader_memory"]),
                         help="address space of the grading process of one notebook (default 6GiB)")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
-                        help="run the kernels without bubblewrap and cgroups (see the README: what this loses)")
+                        help="run the kernels without bubblewrap and cgroups (see guide/maintainer/grader.md: what this loses)")
     parser.add_argument("--key", type=Path,
                         help="the course key (make course-key): judge each student's own variants")
     parser.add_argument("--roster", type=Path,
                         help="the roster of the handout (CSV, `student` column): names whose handout a notebook "
                              "is, also for students who handed in nothing (default: the submissions' ids)")
-    # The grade book (issue 40; README, "The grade book"): LMS import files, one student re-graded.
+    # The grade book (issue 40; guide/grade_book.md, "The grade book"): LMS import files, one student re-graded.
     parser.add_argument("--lms", type=_lms_names, default=[],
                         help=f"also write OUT/<lms>.csv, the import file of the LMS ({', '.join(lms.FORMATS)}; "
                              "several with commas), one row per roster student: needs --roster")
@@ -118,6 +118,13 @@ def main(argv=None):
     problem = _grade_book_problem(args, roster_rows)  # bad input is refused before anything is graded or written
     if problem:
         parser.error(problem)
+    editions = homework or load_editions(args.editions)
+    if args.chapter and args.chapter not in editions:
+        parser.error(f"--chapter {args.chapter}: no student edition of that name in {args.editions}")
+    problem = wrong_kind(find_submissions(args.submissions), editions, args.chapter, homework is not None,
+                         args.max_notebook_size)  # no silent zeros: a whole class of the wrong kind is refused
+    if problem:
+        parser.error(problem)
     if args.key:
         args.key = args.key.resolve()
     secrets = [args.key, handouts.overrides_path(args.key)] if args.key else []
@@ -136,14 +143,11 @@ def main(argv=None):
     if problem and not args.unsafe_no_sandbox:
         print(f"grade.py: cannot sandbox the students' kernels on this machine: {problem}.\n"
               "Refusing to run student code unconfined. --unsafe-no-sandbox runs it anyway, without the "
-              "sandbox (read the README, 'Teaching with this book', for what that loses).", file=sys.stderr)
+              "sandbox (read the guide/grading.md, for what that loses).", file=sys.stderr)
         return 2
     if args.unsafe_no_sandbox:
         print("WARNING: --unsafe-no-sandbox: the students' code runs as this user, with its files, network "
               "and processes, without memory or process limits for the whole tree.", file=sys.stderr)
-    editions = homework or load_editions(args.editions)
-    if args.chapter and args.chapter not in editions:
-        parser.error(f"--chapter {args.chapter}: no student edition of that name in {args.editions}")
     before = fingerprint(args.submissions)
     submissions = find_submissions(args.submissions)
     results_dir, feedback_dir = args.out / "results", args.out / "feedback"
@@ -168,6 +172,7 @@ def main(argv=None):
               "as they are")
     elif skipped:
         print(f"{skipped} submission(s) already graded: skipped (use --force to grade them again)")
+    names = {row["student"]: row["name"] for row in roster_rows if row.get("name")}
     book_url = None if args.assignment else _book_url()  # an assignment is not a page of the web book
     start, done = time.monotonic(), 0
     _progress(0, len(todo), start)
@@ -184,6 +189,7 @@ def main(argv=None):
                 result = validated(None, submission.student, editions, args.chapter)
                 result["notes"].append(f"The grader failed on this notebook ({type(exc).__name__}). Grade 0.")
             result["file"] = submission.file
+            _label(result, names, editions)
             results[submission.student] = result
             (feedback_dir / f"{submission.student}.md").write_text(feedback(result), encoding="utf-8")
             _write_html(result, feedback_dir, book_url)
@@ -198,6 +204,7 @@ def main(argv=None):
                 raw = None
             results[s.student] = validated(raw, s.student, editions, args.chapter)
             results[s.student]["file"] = s.file
+            _label(results[s.student], names, editions)
             if not (feedback_dir / f"{s.student}.md").exists():
                 (feedback_dir / f"{s.student}.md").write_text(feedback(results[s.student]), encoding="utf-8")
             if not (feedback_dir / f"{s.student}.html").exists():
@@ -216,6 +223,10 @@ def main(argv=None):
         path = lms.write_lms(fmt, ordered, roster_rows, editions, args.out, args.lms_columns, args.lms_assignment,
                              extra_columns=extra)
         print(f"{fmt}: {path} ({len(roster_rows)} roster student(s))")
+    for line in lms.refresh(ordered, roster_rows, editions, args.out, args.lms, extra_columns=extra, graded=bool(todo)):
+        print(line)
+    for line in upload.write_zips(ordered, collect.read_manifest(args.submissions), args.out, book_url):
+        print(line)
     pairs = handout_pairs(ordered)
     if pairs:
         print("notebooks handed out to another student (their variant exercises got 0; OUT/variants.csv):")
@@ -251,6 +262,14 @@ def _grade_book_problem(args, roster_rows):
         if args.force:
             return "--student grades only the students named; --force would grade everyone again: choose one"
     return None
+
+
+def _label(result, names, editions):
+    """What the feedback calls the student and the homework: the roster's name, the edition's title."""
+    if result["student"] in names:
+        result["name"] = names[result["student"]]
+    if result["page"] in editions:
+        result["title"] = title_of(editions[result["page"]])
 
 
 def _write_html(result, feedback_dir, book_url):

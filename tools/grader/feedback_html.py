@@ -18,7 +18,7 @@ import urllib.parse
 from pathlib import Path
 
 from grader.common import ROOT, escape
-from grader.report import score
+from grader.report import score, shown_message, stamp_line
 
 _LABEL = re.compile(r"^:label:\s*(\S+)\s*$", re.M)
 _LABELS_CACHE = {}
@@ -73,11 +73,15 @@ def render(result, book_url):
     """The whole page for one result (a dict as report.validated makes it). ``book_url`` None: no links
     (an instructor's own homework, ``--assignment``, is not a page of the web book)."""
     student = html.escape(result["student"], quote=True)  # already printable (find.printable_name)
+    if result.get("name"):  # the roster's name, the id beside it
+        student = f"{_text(result['name'], 200)} ({student})"
     total, top = score(result)
     parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>Feedback for {student}</title>", f"<style>{STYLE}</style>", "</head>", "<body>", "<main>",
              f"<h1>Feedback for {student}</h1>"]
+    if result.get("title"):
+        parts.append(f'<p class="homework">Homework: <strong>{_text(result["title"], 200)}</strong></p>')
     page = result["page"]
     if page and book_url is None:
         parts.append(f'<p class="meta">Notebook: {html.escape(page)}</p>')
@@ -85,22 +89,25 @@ def render(result, book_url):
         page_url = html.escape(f"{book_url}/chapters/{urllib.parse.quote(page)}.html", quote=True)
         parts.append(f'<p class="meta">Notebook: <a href="{page_url}">{html.escape(page)}</a></p>')
     parts.append(f'<p class="score"><strong>Score: {total:g} / {top:g}</strong></p>')
+    if result.get("graded_at"):
+        parts.append(f'<p class="meta">Graded {html.escape(stamp_line(result))}</p>')
     for note in result["notes"]:
         parts.append(f'<p class="note"><strong>Note.</strong> {_text(" ".join(note.splitlines()))}</p>')
     if result["exercises"]:
         parts += ["<table>", "<caption>Each exercise: points earned, result and the check's message</caption>",
                   '<thead><tr><th scope="col">Exercise</th><th scope="col">Points</th><th scope="col">Result</th>'
                   '<th scope="col">Message</th></tr></thead>', "<tbody>"]
-        for ex in result["exercises"]:
+        for number, ex in enumerate(result["exercises"], 1):
             earned = ex["points"] if ex["status"] == "passed" else 0
-            name = html.escape(ex["exercise"])
+            name = f"Exercise {number}"
             if book_url is not None:
                 name = f'<a href="{html.escape(exercise_url(book_url, page, ex["exercise"]), quote=True)}">{name}</a>'
+            name += f' <span class="meta">{html.escape(ex["exercise"])}</span>'  # the label: secondary
             status = html.escape(ex["status"])
             parts.append(f'<tr><th scope="row">{name}</th>'
                          f'<td class="points">{earned:g} / {ex["points"]:g}</td>'
                          f'<td class="{status.replace(" ", "-")}">{status}</td>'
-                         f'<td class="message">{_text(" ".join(ex["message"].splitlines()))}</td></tr>')
+                         f'<td class="message">{_text(" ".join(shown_message(ex).splitlines()))}</td></tr>')
         parts += ["</tbody>", "</table>"]
     parts += ["</main>", "</body>", "</html>"]
     return "\n".join(parts) + "\n"

@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
-from grader.common import EDITIONS, bounded, fence, printable_name
+from grader.common import EDITIONS, bounded, escape, fence, printable_name
 
 
 class Submission(NamedTuple):
@@ -72,6 +72,18 @@ def edition_of(nb, path, module="lib.checks"):
     return {"checks": checks, "exercises": exercises, "nb": nb, "path": path}
 
 
+def title_of(edition):
+    """The homework's title as a student knows it: an assignment's, or the page's first heading."""
+    if edition.get("assignment") is not None:
+        return edition["assignment"].title
+    for cell in edition["nb"].cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return None
+
+
 def parse_check(source, cell_id="?", module="lib.checks"):
     """``lib.checks.name(a, b, k=c)`` -> ("name", ["a", "b"], {"k": "c"}): parsed, never run."""
     tree = ast.parse(source)
@@ -99,6 +111,9 @@ def identify(nb, editions, expected=None):
         checks = editions[page]["checks"]
         return sum((c["id"], c["tag"]) in cells for c in checks) / len(checks) if checks else 0.0
 
+    if isinstance(meta, dict) and meta.get("assignment") is True and claimed not in editions:
+        return None, (f"this notebook is the homework {fence(claimed or '?', 80)}, an instructor's own assignment, "
+                      "which this run does not grade (the instructor grades it with ASSIGNMENT=).")
     graded = [p for p in editions if editions[p]["checks"]]
     best = max(graded, key=overlap) if graded else None
     if claimed in editions and (not editions[claimed]["checks"] or overlap(claimed) >= 0.5):
@@ -167,3 +182,67 @@ def fingerprint(folder):
     return out
 
 
+
+
+def claim_of(path, max_size):
+    """(page, is_assignment) that a notebook's metadata names (``genmodels.page``, ``genmodels.assignment``),
+    or (None, False): read as data, never through a link, no larger than the notebook limit."""
+    import json
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None, False
+            raw = fh.read(max_size + 1)
+        if len(raw) > max_size:
+            return None, False
+        meta = json.loads(raw.decode("utf-8")).get("metadata", {}).get("genmodels")
+    except Exception:  # noqa: BLE001 - an unreadable notebook claims nothing (the grader reports it)
+        return None, False
+    if not isinstance(meta, dict) or not isinstance(meta.get("page"), str):
+        return None, False
+    return meta["page"], meta.get("assignment") is True
+
+
+def wrong_kind(submissions, editions, expected, grading_assignment, max_size):
+    """Why this run would grade the whole folder 0 (a sentence naming the fix), or None.
+
+    A notebook's metadata names what it is: a page of the book, or an instructor's own homework
+    (``"assignment": true``). When no notebook of the folder is what this run grades and some name
+    something else (an assignment graded without ``--assignment``, a page of the book graded with one, or
+    another page than ``--chapter``), grading would give everyone 0: the run is refused before anything is
+    graded. A folder that mixes them is graded, each foreign notebook with a note (:func:`identify`).
+    """
+    ours, foreign = [], []
+    for submission in submissions:
+        if not submission.regular:
+            continue
+        page, is_assignment = claim_of(submission.path, max_size)
+        if page is None:
+            continue
+        if page in editions and is_assignment == grading_assignment and (expected is None or page == expected):
+            ours.append(submission.student)
+        else:
+            foreign.append((submission.student, page, is_assignment))
+    if ours or not foreign:
+        return None
+    student, page, is_assignment = foreign[0]
+    more = f" (and {len(foreign) - 1} other notebook(s))" if len(foreign) > 1 else ""
+    first = f"{escape(student, 100)}.ipynb{more}"
+    shown = escape(page, 100)
+    if is_assignment and not grading_assignment:
+        return (f"{first} is the notebook of the homework {shown}, an instructor's own assignment (its metadata "
+                f"says so): grade it with ASSIGNMENT=path/to/{shown}.md (tools/grade.py --assignment "
+                f"path/to/{shown}.md). Nothing was graded.")
+    if grading_assignment and not is_assignment:
+        return (f"{first} is the notebook of the book's page {shown}, not of the assignment {escape(expected, 100)}: "
+                "grade the book's pages without ASSIGNMENT= (--assignment). Nothing was graded.")
+    if is_assignment:
+        return (f"{first} is the notebook of the homework {shown}, not of {escape(expected, 100)}: grade it with "
+                f"ASSIGNMENT=path/to/{shown}.md. Nothing was graded.")
+    if page not in editions:
+        return (f"{first} says it is the notebook of {shown}, which is no page of the book's student editions: "
+                "hand out and collect the notebook of the assignment. Nothing was graded.")
+    return (f"{first} is the notebook of {shown}, but this run grades {escape(expected, 100)}: grade it with "
+            f"--chapter {shown}, or without --chapter. Nothing was graded.")

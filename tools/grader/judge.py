@@ -47,7 +47,16 @@ def run_check(check, runner, fn=None):
         runner.deadline = None
     if type(result) is not _core.CheckResult or result.status not in STATUSES:
         return "failed", "the check did not return a result."
+    if result.status == "not implemented":  # the check's own words ("run that cell again") are for Jupyter
+        return result.status, NOT_IMPLEMENTED
     return result.status, bounded(result.message)
+
+
+# What the feedback says of a starter handed in unchanged: the notebook is graded as handed in, so there
+# is no cell to run again, only an answer to write.
+NOT_IMPLEMENTED = ("not implemented yet: in the notebook handed in, the starter of this exercise still raises "
+                   "NotImplementedError (or holds `...`). Write your answer in it, check it with the check cell, "
+                   "and hand the notebook in again.")
 
 
 

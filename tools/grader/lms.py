@@ -3,7 +3,7 @@
 One row per roster student, in roster order: a student who handed nothing in gets 0 and a note.  A
 submission whose name is not in the roster is graded (grades.csv, feedback) but has no LMS identity:
 it is left out of the LMS files and named in the summary.  Each format follows its LMS's documentation
-(the README, "The grade book", cites the pages):
+(the guide/grade_book.md, "The grade book", cites the pages):
 
 * ``canvas.csv``: Canvas's gradebook import, the header ``Student, ID, SIS User ID, SIS Login ID,
   Section`` then one column per assignment (or per exercise), a ``Points Possible`` row, points;
@@ -22,6 +22,8 @@ that a spreadsheet would run as a formula is prefixed with ``'`` (:func:`grader.
 from __future__ import annotations
 
 import csv
+import html
+import json
 import os
 
 from grader.common import csv_cell, escape
@@ -92,11 +94,16 @@ def _points(result, page, label):
 
 
 def _note(entry):
+    """Moodle's Feedback column: the score, each exercise's status, the notes. Moodle shows feedback as HTML
+    (its grade import stores the text in Moodle's HTML-permitting format), so every text is HTML-escaped
+    here, after :func:`grader.common.escape` made it one printable line."""
     if entry["result"] is None:
         return NO_SUBMISSION
     total, top = score(entry["result"])
-    notes = " ".join(" ".join(n.split()) for n in entry["result"]["notes"])
-    return f"Score {total:g} / {top:g}." + (f" {notes}" if notes else "")
+    parts = [f"Score {total:g} / {top:g}."]
+    parts += [f"Exercise {n} ({ex['exercise']}): {ex['status']}." for n, ex in enumerate(entry["result"]["exercises"], 1)]
+    parts += [" ".join(n.split()) for n in entry["result"]["notes"]]
+    return html.escape(escape(" ".join(parts), 4000), quote=False)
 
 
 def rows_for(fmt, entries, assignments, extra_columns=()):
@@ -134,7 +141,51 @@ def write_lms(fmt, results, roster, editions, out, columns="assignment", title=N
         writer.writerow(header)
         writer.writerows([csv_cell(cell) for cell in row] for row in body)
     os.replace(tmp, target)
+    _remember(out, fmt, columns, title)
     return target
+
+
+OPTIONS = "lms-options.json"  # how each LMS file of OUT was written: a re-grade writes it again the same way
+
+
+def _remember(out, fmt, columns, title):
+    path = out / OPTIONS
+    try:
+        known = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    known = known if isinstance(known, dict) else {}
+    known[fmt] = {"columns": columns, "title": title}
+    path.write_text(json.dumps(known, indent=1), encoding="utf-8")
+
+
+def refresh(results, roster, editions, out, written, extra_columns=(), graded=True):
+    """Every LMS file of ``out`` that this run did not write (``written``), written again from all results
+    with the options it was written with, or, when this run graded anyone (``graded``) and cannot write it
+    (no roster, or one without the ids the LMS needs), removed: a file of an earlier run never keeps old
+    scores. Lines for the summary."""
+    try:
+        known = json.loads((out / OPTIONS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    known = known if isinstance(known, dict) else {}
+    lines = []
+    for fmt in FORMATS:
+        path = out / f"{fmt}.csv"
+        if fmt in written or not path.is_file():
+            continue
+        options = known.get(fmt) if isinstance(known.get(fmt), dict) else {}
+        columns = options.get("columns") if options.get("columns") in COLUMNS else "assignment"
+        title = options.get("title") if isinstance(options.get("title"), str) else None
+        if roster and not check_roster(roster, [fmt]):
+            write_lms(fmt, results, roster, editions, out, columns, title, extra_columns=extra_columns)
+            lines.append(f"{fmt}: {path} written again from every result (an earlier run wrote it)")
+        elif graded:
+            path.unlink()
+            lines.append(f"{fmt}: {path} REMOVED: an earlier run wrote it, and without ROSTER= (with the ids "
+                         f"{fmt} needs) it cannot be written again; it would have kept the old scores. "
+                         f"ROSTER=roster.csv LMS={fmt} writes it again.")
+    return lines
 
 
 def summary_lines(results, roster):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import sys
 import time
 
@@ -35,23 +36,50 @@ def validated(raw, student, editions, fallback_page=None):
                                               if isinstance(v, list) and len(v) == 3)
                 if isinstance(label, str) and label in labels and verdict in VERDICTS] \
         if isinstance(raw.get("variants"), list) else []
+    stamp = {k: raw[k] for k, form in _STAMPS.items() if isinstance(raw.get(k), str) and form.fullmatch(raw[k])}
     return {"student": student, "page": page, "exercises": exercises, "notes": notes, "errors": errors,
-            "variants": variants}
+            "variants": variants, **stamp}
+
+
+# When a result was graded and the SHA-256 of the bytes graded (grader/run.py), kept only in their own form.
+_STAMPS = {"graded_at": re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"), "sha256": re.compile(r"[0-9a-f]{64}")}
 
 
 def feedback(result):
-    lines = [f"# Feedback for {result['student']}", ""]
+    """The Markdown feedback of one result; ``result["name"]`` and ``result["title"]`` (the roster's name, the
+    homework's title), when the grader knows them, head it."""
+    who = f"{escape(result['name'], 200)} ({result['student']})" if result.get("name") else result["student"]
+    lines = [f"# Feedback for {who}", ""]
+    if result.get("title"):
+        lines += [f"Homework: {escape(result['title'], 200)}", ""]
     if result["page"]:
         lines += [f"Notebook: {result['page']}", ""]
+    if result.get("graded_at"):
+        lines += [f"Graded {stamp_line(result)}", ""]
     for note in result["notes"]:  # one line each: whatever a note quotes cannot start a line of its own
         lines += [f"**Note.** {' '.join(note.splitlines())}", ""]
     total, top = score(result)
-    lines += [f"Score: {total:g} / {top:g}", "", "| exercise | points | result |", "|---|---:|---|"]
-    for ex in result["exercises"]:
+    lines += [f"Score: {total:g} / {top:g}", "", "| exercise | points | result | message |", "|---|---:|---|---|"]
+    for number, ex in enumerate(result["exercises"], 1):
         earned = ex["points"] if ex["status"] == "passed" else 0
-        message = " ".join(ex["message"].replace("|", "\\|").splitlines())
-        lines.append(f"| {ex['exercise']} | {earned:g} / {ex['points']:g} | {ex['status']}: {message} |")
+        message = " ".join(shown_message(ex).replace("|", "\\|").splitlines())
+        lines.append(f"| Exercise {number} ({ex['exercise']}) | {earned:g} / {ex['points']:g} | {ex['status']} "
+                     f"| {message} |")
     return "\n".join(lines) + "\n"
+
+
+def shown_message(ex):
+    """An exercise's message without the status it repeats (a check's "Passed: ..." beside "passed")."""
+    message = ex["message"]
+    head = ex["status"] + ": "
+    return message[len(head):] if message.lower().startswith(head) else message
+
+
+def stamp_line(result):
+    """When the result was graded and which notebook: "2026-12-06 00:40:12 UTC, notebook SHA-256 ab12...";
+    the hash lets a student check that the grade is that of the file they handed in."""
+    when = result["graded_at"].replace("T", " ").replace("Z", " UTC")
+    return when + (f", notebook SHA-256 {result['sha256']}" if result.get("sha256") else "")
 
 
 def score(result):

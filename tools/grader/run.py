@@ -105,7 +105,10 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
     _checks_sandbox.write_edition(checks_edition, {label: [0, seed, found.get(label, 0)]
                                                    for label, (seed, _, _) in decided.items()})
     limits = dict(limits, overlays=[(str(checks_edition), str(ROOT / "lib" / "checks"))])
-    box = sandbox.Sandbox(ROOT, limits, unsafe=unsafe, agent=AGENT_SOURCE)
+    box_class = sandbox.Sandbox
+    if limits.get("boundary") == "container":  # no bwrap where the grader runs (Gradescope): grader/container.py
+        from grader.container import ContainerSandbox as box_class
+    box = box_class(ROOT, limits, unsafe=unsafe, agent=AGENT_SOURCE)
     link = None
     try:
         box.start()
@@ -248,8 +251,10 @@ def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx, v
             early = _too_large(size, limits)
     if early:
         result = _skeleton(student, args.chapter, editions, [early])
+        result["graded_at"] = _now()
         _save(result, target)
         return validated(result, student, editions, args.chapter)
+    graded_at, digest = _now(), _sha256(submission.path)
     from grader import run as this  # by its module name: the fork server imports it so
 
     mine = {"mine": variants["mine"].get(student, {}), "owners": variants["owners"], "keyed": variants["keyed"]} \
@@ -286,7 +291,30 @@ def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx, v
     elif raw is None or proc.exitcode not in (0, 1):
         result["notes"].append(f"The grader could not finish this notebook (its process ended with code "
                                f"{proc.exitcode}). Grade 0 for the checks that had not reported.")
+    result["graded_at"], result["sha256"] = graded_at, digest  # which bytes were graded, and when
     _save(result, target)
     return result
+
+
+def _now():
+    """The time a notebook is graded (UTC, to the second), as its result records it."""
+    import datetime
+
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _sha256(path):
+    """The SHA-256 of the notebook's bytes (never through a link), or None when it cannot be read."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            for block in iter(lambda: fh.read(2**20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
 
 

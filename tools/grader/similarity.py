@@ -23,8 +23,8 @@ counts too.  Answers with fewer than :data:`MIN_TOKENS`
 normalised tokens are left out: below that, the answer is one formula (a
 sigmoid, a ratio of counts) and independent students write the same tokens; a
 report would then accuse by coincidence.  A pair is reported at
-:data:`THRESHOLD` or above.  Where those lines lie and why: the README,
-"Teaching with this book"; tests/test_similarity.py measures both sides
+:data:`THRESHOLD` or above.  Where those lines lie and why: the maintainer's
+guide, guide/maintainer/grader.md, "Similar answers"; tests/test_similarity.py measures both sides
 (planted copies above, independent answers below).
 
 API: :func:`report` -> rows ``(exercise, student, other, similarity)``, where
