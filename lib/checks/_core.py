@@ -58,6 +58,8 @@ __all__ = [
     "NotImplementedYet",
     "check",
     "call",
+    "check_rng",
+    "salted",
     "tripwires",
     "watched",
     "expect_array",
@@ -553,6 +555,45 @@ class watched:
         self._wires.__exit__(exc_type, exc, tb)
         if self._fired:
             raise Failure(delegation_message(self._fired[0], False, self.allow)) from None
+        return False
+
+
+# ------------------------------------------------------- the checks' inputs --
+
+# The salt of the checks' random inputs: None in a student's notebook (the check cell's fixed inputs), a
+# number the submission cannot know while the grader judges it (issue 49): derived from the course key and
+# the student with a key, fresh for each run without one (grader/run.py sets it with `salted`).
+_SALT = contextvars.ContextVar("lib_checks_salt", default=None)
+
+
+def check_rng(seed):
+    """The random generator a check draws its inputs from: ``np.random.default_rng(seed)`` in a notebook,
+    the same seed mixed with the grader's salt while a submission is graded (:func:`salted`).
+
+    So a table of the notebook's inputs, filled in a cell with a library's answers, answers nothing at
+    grading time; the inputs keep the same distribution, so an honest answer passes either way.
+    """
+    salt = _SALT.get()
+    if salt is None:
+        return np.random.default_rng(seed)
+    entropy = [int(s) for s in seed] if isinstance(seed, (list, tuple)) else [int(seed)]
+    return np.random.default_rng([int(salt), *entropy])
+
+
+class salted:
+    """``with salted(salt):`` every :func:`check_rng` of the checks run inside draws salted inputs."""
+
+    def __init__(self, salt):
+        if not isinstance(salt, int) or isinstance(salt, bool) or salt < 0:
+            raise TypeError(f"a salt is a non-negative int, got {salt!r}")
+        self.salt = salt
+
+    def __enter__(self):
+        self._token = _SALT.set(self.salt)
+        return self
+
+    def __exit__(self, *exc):
+        _SALT.reset(self._token)
         return False
 
 

@@ -187,6 +187,16 @@ def using(exercise, seed):
             _SEEDS[exercise] = saved
 
 
+def salt_for(key, student):
+    """The salt of ``student``'s check inputs at grading time under the course ``key`` (``_core.salted``):
+    HMAC-SHA256 of ``student + NUL + "check-inputs"``, its first 8 bytes as an integer.  A rerun with the
+    key draws the same inputs, and without the key no one can know them."""
+    if not isinstance(key, (bytes, bytearray)) or len(key) < 16:
+        raise ValueError("a course key is at least 16 bytes; make one with `make course-key KEY=course.key`")
+    mac = hmac.new(bytes(key), f"{student}\0check-inputs".encode(), hashlib.sha256).digest()
+    return int.from_bytes(mac[:8], "big")
+
+
 def seed_for(key, student, exercise):
     """The seed of ``student``'s variant of ``exercise`` under the course ``key`` (bytes, at least 16).
 

@@ -51,6 +51,31 @@ def run_check(check, runner, fn=None):
 
 
 
+def authorship(code, check, position, fn=None):
+    """[lib.checks._policy.Problem] of one exercise, judged from the submission's code (grader/source.py):
+    what its answer reaches, and the code before its check that the grader cannot read (issue 49).
+
+    ``code``: the submission's :class:`grader.source.Code`; ``position``: how many of its code cells run
+    before the check.  Nothing of the student's runs here: the decision is made from the text alone.
+    """
+    import lib.checks
+    from lib.checks import _policy
+
+    name, arg_names, kwarg_names = check["call"]
+    fn = fn or getattr(lib.checks, name)
+    return _policy.problems(code, position, [*arg_names, *kwarg_names.values()], getattr(fn, "allow", ()))
+
+
+def with_authorship(status, message, found):
+    """(status, message) of an exercise once its authorship problems ``found`` are known: 0 with them."""
+    if not found:
+        return status, message
+    from lib.checks import _policy
+
+    said = _policy.message(found)
+    return "failed", bounded(said if status == "passed" else f"{message} Also: {said}")
+
+
 VERDICTS = ("own", "other", "book", "changed")  # of a variant cell, as the results record it
 
 
