@@ -198,3 +198,33 @@ def test_the_edition_cells_are_not_the_students():
     code = source.read(nb, EDITIONS[CH2])
     assert {c.id for c in code.student_cells()} == {c.id for c in nb.cells if "solution" in c.metadata.get("tags", [])}
     assert not code.findings()  # the bootstrap cell imports sys and subprocess: it is the edition's
+
+
+# ------------------------------------------- the tripwires' own cache --
+
+def test_a_clone_never_makes_libs_own_function_count_as_the_students():
+    """The tripwires (instant feedback in the notebook) key code objects by identity: a clone of lib's
+    function under another file name equals lib's own code object, and once it had run it made
+    lib.mle.bernoulli_mle itself count as the student's code (the second trial of issue 49)."""
+    import types
+
+    import lib.mle
+    from lib.checks import _core
+
+    original = lib.mle.bernoulli_mle
+    clone = types.FunctionType(original.__code__.replace(co_filename="<ipython-input-1>"), original.__globals__)
+    assert clone.__code__ == original.__code__  # equality ignores the file name: hence identity
+    rules = _core._Rules(())
+    assert rules.kind(clone.__code__) == _core._STUDENT
+    assert rules.kind(original.__code__) == _core._ARMED_CODE
+    assert rules.kind(original.__code__) == _core._ARMED_CODE  # cached: still lib's own
+    with pytest.raises(_core.Delegation):  # the clone itself runs as the student's and trips on lib's helpers
+        with _core.tripwires((), clone):
+            clone(np.array([1, 0, 1]))
+
+    def answer(x):
+        return lib.mle.bernoulli_mle(x)
+
+    with pytest.raises(_core.Delegation):
+        with _core.tripwires((), answer):
+            answer(np.array([1, 0, 1]))

@@ -246,10 +246,10 @@ class _Rules:
                                        if isinstance(paths, list) and paths else
                                        [os.path.realpath(where)] if isinstance(where, str) else [])
             elif hasattr(getattr(obj, "__func__", obj), "__code__") or isinstance(obj, type):
-                self.allowed_codes.update(_codes_of(obj))
+                self._allow_codes(_codes_of(obj))
             elif callable(obj):
                 self.allowed_ids.add(id(obj))
-                self.allowed_codes.update(_codes_of(obj))
+                self._allow_codes(_codes_of(obj))
         self.allowed_paths = tuple(self.allowed_paths)
         own_package = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "")  # lib/
         self.armed_paths = tuple(dict.fromkeys([own_package, *(p for root in _ROOTS for p in _dirs_of(root))]))
@@ -259,13 +259,22 @@ class _Rules:
         self._c_callables, self._c_seen = [], -1
         self.armed_ids = {}
 
+    def _allow_codes(self, codes):
+        for code in codes:
+            self._keep.append(code)  # alive, so that its id stays its own
+            self.allowed_codes.add(id(code))
+
     def kind(self, code):
-        found = self._kinds.get(code)
+        # Code objects are keyed by identity, never by equality: equal code objects may come from different
+        # files (a clone of lib's function under another file name equals lib's own), and a clone that ran
+        # first must not make lib's own function count as the student's (issue 49).
+        entry = self._kinds.get(id(code))
+        found = entry[1] if entry is not None and entry[0] is code else None
         if found is None:
             path = code.co_filename
             if path == self.own_path or os.path.realpath(path) == self.own_path:
                 found = _NEUTRAL
-            elif code in self.allowed_codes or path.startswith(self.allowed_paths):
+            elif id(code) in self.allowed_codes or path.startswith(self.allowed_paths):
                 found = _ALLOWED
             elif path.startswith(self.armed_paths):
                 found = _ARMED_CODE
@@ -275,7 +284,7 @@ class _Rules:
                 found = _STUDENT
             if len(self._kinds) > 100_000:
                 self._kinds.clear()
-            self._kinds[code] = found
+            self._kinds[id(code)] = (code, found)
         return found
 
     def c_callables(self):
