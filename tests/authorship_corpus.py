@@ -126,3 +126,33 @@ ALTERNATIVES = {
         "        return c / np.einsum('i->', c)\n\n\nsmoothed_categorical_mle = Smoother()\n",
     ],
 }
+
+
+def refused(path):
+    """The exercises the authorship rule gives 0 in the submission at ``path``, read as the grader reads it
+    (grader/source.py, grader/judge.authorship): for the tests of other attacks, whose notebooks use code the
+    grader cannot read (os, sys, ctypes, a patched module) and so lose the exercises after it."""
+    import nbformat
+    from grader import find, source
+    from grader.judge import authorship
+
+    nb = nbformat.read(path, as_version=4)
+    editions = find.load_editions()
+    page, problem = find.identify(nb, editions)
+    if problem:
+        return set()
+    edition = editions[page]
+    steps, _ = find.plan(nb, edition)
+    code = source.read(nb, edition)
+    out, ran = set(), 0
+    for step in steps:
+        if step[0] == "code":
+            ran += 1
+        elif authorship(code, step[1], ran):
+            out.add(step[1]["exercise"])
+    return out
+
+
+def expected_total(row, path, lost=()):
+    """A row's total once the exercises in ``lost`` and those the rule refuses (:func:`refused`) are 0."""
+    return str(int(row["max"]) - len(set(lost) | refused(path)))
