@@ -228,3 +228,60 @@ def test_a_clone_never_makes_libs_own_function_count_as_the_students():
     with pytest.raises(_core.Delegation):
         with _core.tripwires((), answer):
             answer(np.array([1, 0, 1]))
+
+
+# --------------------------------------------- the student's own check --
+
+class _Shell:
+    """What notebook_problems reads of IPython: the history ``In`` (its first entry is empty)."""
+
+    def __init__(self, *cells):
+        self.user_ns = {"In": ["", *cells]}
+
+
+def _edition_sources(page):
+    return [c.source for c in nbformat.read(ROOT / "student" / f"{page}.ipynb", as_version=4).cells
+            if c.cell_type == "code"]
+
+
+def test_the_notebooks_own_check_reads_its_history_as_the_grader_reads_the_file():
+    edition = _edition_sources(CH2)
+    bootstrap, imports = edition[0], edition[1]  # the bootstrap imports sys and subprocess: the book's
+    check = "lib.checks.bernoulli_mle(bernoulli_mle)"
+    honest = _Shell(bootstrap, imports, "def bernoulli_mle(x):\n    return float(np.mean(x))\n", check)
+    assert _policy.notebook_problems(lib.checks.bernoulli_mle, honest) == []
+    for label in ("alias", "profiler-off", "container"):
+        cells = corpus.evasion_cells(label, "ex-bernoulli-mle")
+        found = _policy.notebook_problems(lib.checks.bernoulli_mle, _Shell(bootstrap, imports, *cells, check))
+        assert found and "[3]" in found[0].message, (label, found)
+    assert _policy.notebook_problems(lib.checks.bernoulli_mle, _Shell(imports)) == []  # not a check cell
+
+
+def test_a_check_in_a_notebook_fails_with_the_graders_message(monkeypatch):
+    """The check itself (the decorator) turns a pass into the rule's failure when its kernel's history
+    breaks the rule; outside IPython nothing changes."""
+    import types
+
+    edition = _edition_sources(CH2)
+    shell = _Shell(edition[1], "shortcut = lib.mle.bernoulli_mle\n\ndef bernoulli_mle(x):\n"
+                               "    return float(np.mean(x))\n\nunused = shortcut\n",
+                   "import sys\n", "lib.checks.bernoulli_mle(bernoulli_mle)")
+    fake = types.ModuleType("IPython")
+    fake.get_ipython = lambda: shell
+    monkeypatch.setitem(sys.modules, "IPython", fake)
+
+    def bernoulli_mle(x):
+        return float(np.mean(x))
+
+    result = lib.checks.bernoulli_mle(bernoulli_mle)
+    assert result.status == "failed" and "the module `sys`" in result.message and "[3]" in result.message, result
+    shell.user_ns["In"][3] = "x = 1\n"
+    assert lib.checks.bernoulli_mle(bernoulli_mle).passed
+
+
+def test_the_edition_fingerprints_are_current():
+    import subprocess
+
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "edition_cells.py"), "--check"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 from typing import NamedTuple
 
 MAX_CELL_CHARS = 100_000
@@ -287,14 +288,20 @@ class _Magics(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
+@functools.lru_cache(maxsize=4096)
+def _read(source):
+    """(text, tree, problem, unread) of one cell's source (cached: a notebook's check cell reads its history
+    again at every check; the trees are never changed once read)."""
+    text = transform(source)
+    return (text, *parse(text))
+
+
 def read_cells(cells):
     """[Cell] from ``[(id, source, student)]`` in run order: transformed by IPython and parsed."""
     out = []
     for index, (cid, source, student) in enumerate(cells):
-        text = transform(source) if isinstance(source, str) else source
-        tree, problem, unread = parse(text)
-        out.append(Cell(index, str(cid), text if isinstance(text, str) else "", bool(student), tree, problem,
-                        unread))
+        text, tree, problem, unread = _read(source) if isinstance(source, str) else ("", *parse(source))
+        out.append(Cell(index, str(cid), text, bool(student), tree, problem, unread))
     return out
 
 

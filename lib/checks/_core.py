@@ -659,6 +659,11 @@ def check(exercise, what_was_checked, *, allow=(), solves=()):
                 )
             finally:
                 _ALLOW.reset(token)
+            found = _authorship_here(run, args, kwargs)
+            if found:
+                from lib.checks import _policy
+
+                return CheckResult(exercise, "failed", _policy.message(found))
             return CheckResult(exercise, "passed", f"Passed: {what_was_checked}")
 
         run.allow = allow
@@ -667,6 +672,23 @@ def check(exercise, what_was_checked, *, allow=(), solves=()):
         return run
 
     return decorate
+
+
+def _authorship_here(check_fn, args, kwargs):
+    """The authorship problems of a check run in a student's notebook (lib.checks._policy.notebook_problems):
+    the grader's rule, read from the kernel's history, so that nothing is learnt only at grading time.
+    None where the grader judges (its answers run elsewhere; it applies the rule itself) or outside IPython."""
+    if _SALT.get() is not None or any(getattr(a, "runs_elsewhere", False) is True
+                                      for a in (*args, *kwargs.values())):
+        return None
+    if "IPython" not in sys.modules:
+        return None
+    try:
+        from lib.checks import _policy
+
+        return _policy.notebook_problems(check_fn)
+    except Exception:  # noqa: BLE001 - the notebook's advice never breaks a check; the grader decides
+        return None
 
 
 def call(func, *args, name=None, **kwargs):

@@ -25,7 +25,9 @@ An exercise with a problem earns 0, whatever its check says.
 
 from __future__ import annotations
 
+import hashlib
 import re
+import sys
 from typing import NamedTuple
 
 from lib.checks._analysis import Code
@@ -73,7 +75,7 @@ def allowed_text(allow=()):
 
 def _cell(cid):
     """A cell id as the message shows it: the student's text, kept printable and short."""
-    text = re.sub(r"[^A-Za-z0-9_.-]", "?", str(cid))[:40]
+    text = re.sub(r"[^A-Za-z0-9_.\[\]-]", "?", str(cid))[:40]
     return text or "?"
 
 
@@ -120,6 +122,58 @@ def message(found):
     shown = " ".join(p.message for p in found[:3])
     more = f" ({len(found) - 3} more places like these.)" if len(found) > 3 else ""
     return f"0 points for this exercise: {shown}{more}"
+
+
+# ------------------------------------------------ in the student's notebook --
+
+def edition_hash(source):
+    """The fingerprint of a cell's code as the student edition hands it out (IPython-transformed, stripped):
+    how the notebook's own check cell tells the edition's cells from the student's."""
+    from lib.checks._analysis import transform
+
+    return hashlib.sha256(transform(source).strip().encode()).hexdigest()[:16]
+
+
+def notebook_problems(check_fn, shell=None):
+    """[:class:`Problem`] of the check running now in a student's notebook, from the kernel's history.
+
+    The cells run so far (IPython's ``In``, in the order they ran) are read as the grader reads a
+    submission: a cell whose code is one of the student editions' (``_edition_cells.HASHES``) is the
+    book's, any other the student's; the last cell is the check cell, whose call names the answers.
+    Outside IPython (a script, the tests, the grading process), or when the history cannot be read as
+    a check cell, there is nothing to judge here and the list is empty.
+    """
+    if shell is None:
+        ipython = sys.modules.get("IPython")
+        shell = ipython.get_ipython() if ipython is not None else None
+    history = getattr(shell, "user_ns", {}).get("In") if shell is not None else None
+    if not isinstance(history, list) or len(history) < 2 or not isinstance(history[-1], str):
+        return []
+    names = _called_names(history[-1], check_fn)
+    if names is None:
+        return []
+    from lib.checks._edition_cells import HASHES
+
+    cells = [(f"[{i}]", src, edition_hash(src) not in HASHES) for i, src in enumerate(history[1:-1], start=1)
+             if isinstance(src, str)]
+    return problems(Code(cells), len(cells), names, getattr(check_fn, "allow", ()))
+
+
+def _called_names(source, check_fn):
+    """The names handed to ``check_fn`` by the check cell ``source`` (``lib.checks.name(a, b, k=c)``)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == getattr(check_fn, "__name__", None):
+            names = [a.id for a in node.args if isinstance(a, ast.Name)]
+            names += [k.value.id for k in node.keywords if isinstance(k.value, ast.Name)]
+            return names
+    return None
 
 
 def judge(cells, position, names, allow=()):
