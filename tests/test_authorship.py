@@ -285,3 +285,19 @@ def test_the_edition_fingerprints_are_current():
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "edition_cells.py"), "--check"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_variant_cell_handed_out_with_the_students_seed_is_still_the_editions():
+    import variants
+
+    from lib.checks import _variants
+
+    for page in PAGES:
+        nb = copy.deepcopy(_chapter(page))
+        if not variants.personalise(nb, {label: 123456789 for label in _variants.registered()}):
+            continue
+        found = _verdicts(nb, page)
+        assert not any(found.values()), (page, {k: [p.message for p in v] for k, v in found.items() if v})
+        history = [c.source for c in nb.cells if c.cell_type == "code" and "lib.checks.variant(" in c.source]
+        assert all(_policy.edition_hash(h) in __import__("lib.checks._edition_cells").checks._edition_cells.HASHES
+                   for h in history), page

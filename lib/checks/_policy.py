@@ -127,11 +127,13 @@ def message(found):
 # ------------------------------------------------ in the student's notebook --
 
 def edition_hash(source):
-    """The fingerprint of a cell's code as the student edition hands it out (IPython-transformed, stripped):
+    """The fingerprint of a cell's code as the student edition hands it out (IPython-transformed, stripped,
+    a variant cell's seed set to 0 so that a handout with the student's seed is still the edition's):
     how the notebook's own check cell tells the edition's cells from the student's."""
     from lib.checks._analysis import transform
+    from lib.checks._variants import unseeded
 
-    return hashlib.sha256(transform(source).strip().encode()).hexdigest()[:16]
+    return hashlib.sha256(transform(unseeded(source)).strip().encode()).hexdigest()[:16]
 
 
 def notebook_problems(check_fn, shell=None):

@@ -8,7 +8,8 @@ the student's own check cell applies the same rule; one home):
   cells left out, as :func:`grader.find.plan` does), each read through IPython's
   own input transformer (magics and ``!`` commands as the Python they become);
 * a cell is the student's when its code differs from the edition's cell of
-  the same id, or the edition has no such cell (an added cell);
+  the same id (a variant cell's seed aside), or the edition has no such cell
+  (an added cell);
 * :func:`position` is where a check of the edition runs: the number of code
   cells run before it.
 
@@ -42,8 +43,10 @@ def _code_cells(nb):
 
 def read(nb, edition):
     """The :class:`Code` of submission ``nb`` against ``edition`` (grader.find's edition dict or a notebook)."""
+    from lib.checks._variants import unseeded
+
     edition_nb = edition["nb"] if isinstance(edition, dict) else edition
-    pristine = {c.get("id"): c.source for c in _code_cells(edition_nb)
+    pristine = {c.get("id"): unseeded(c.source) for c in _code_cells(edition_nb)
                 if isinstance(c.get("id"), str) and isinstance(c.source, str)}
     checks = {c.get("id") for c in _code_cells(edition_nb) if "check" in c.metadata.get("tags", [])}
     cells = []
@@ -57,7 +60,8 @@ def read(nb, edition):
                 cid == "assignment-checks" or "assignment-checks" in tags):
             continue
         source = cell.source if isinstance(cell.source, str) else ""
-        cells.append((cid, source, pristine.get(cid) != source))
+        # a variant cell handed out with the student's seed is still the edition's (the seed is judged apart)
+        cells.append((cid, source, pristine.get(cid) != unseeded(source)))
     return Code(cells)
 
 
