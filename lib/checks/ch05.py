@@ -301,11 +301,14 @@ def _hard_cases(rng):
     # component there, whatever the weights
     for K, d, w, spread in ((2, 2, [0.6, 0.4], (0.25, 4.0)), (2, 1, [0.85, 0.15], None),
                             (2, 2, [0.7, 0.3], None), (3, 2, [0.6, 0.3, 0.1], None)):
-        centres = rng.normal(scale=2.0, size=(K, d))
-        X = np.concatenate([c + rng.normal(size=(30, d)) for c in centres])
-        means = centres + rng.normal(scale=0.3, size=(K, d))
-        scales = spread if spread else [rng.uniform(0.8, 1.5) for _ in range(K)]
-        covs = np.stack([np.eye(d) * v for v in scales])
+        for _ in range(100):  # a draw whose hard E-step leaves a component empty has no M-step: draw again
+            centres = rng.normal(scale=2.0, size=(K, d))
+            X = np.concatenate([c + rng.normal(size=(30, d)) for c in centres])
+            means = centres + rng.normal(scale=0.3, size=(K, d))
+            scales = spread if spread else [rng.uniform(0.8, 1.5) for _ in range(K)]
+            covs = np.stack([np.eye(d) * v for v in scales])
+            if np.all(V.hard_e_step(V.gmm_log_joint(X, np.array(w), means, covs)).sum(axis=0) > 0):
+                break
         cases.append((X, np.array(w), means, covs))
     return cases
 
