@@ -301,3 +301,35 @@ def test_a_variant_cell_handed_out_with_the_students_seed_is_still_the_editions(
         history = [c.source for c in nb.cells if c.cell_type == "code" and "lib.checks.variant(" in c.source]
         assert all(_policy.edition_hash(h) in __import__("lib.checks._edition_cells").checks._edition_cells.HASHES
                    for h in history), page
+
+
+def test_a_check_that_crashes_on_salted_inputs_runs_again_on_others():
+    """grader/judge.run_check: a check whose own code raised on the salted inputs (never a verdict on the
+    answer) is run again on other inputs the submission cannot know either."""
+    from grader import judge
+
+    from lib.checks import _core
+
+    @_core.check("ex-flaky", "nothing.")
+    def flaky(answer):
+        if _core.check_rng(1).random() < 0.5:
+            raise RuntimeError("a draw this check cannot take")
+
+    class Runner:
+        limits, deadline = {"cell_timeout": 10}, None
+
+        def describe(self, name):
+            return "value", 1.0
+
+    def crashes(salt):
+        with _core.salted(salt):
+            return flaky(1.0).crashed
+
+    salt = next(s for s in range(100) if crashes(s) and not (crashes(s + 1) and crashes(s + 2)))
+    check = {"call": ("flaky", ["answer"], {})}
+    with _core.salted(salt):
+        assert judge.run_check(check, Runner(), fn=flaky)[0] == "passed"
+    always = next(s for s in range(1000) if crashes(s) and crashes(s + 1) and crashes(s + 2))
+    with _core.salted(always):
+        status, message = judge.run_check(check, Runner(), fn=flaky)
+    assert status == "failed" and "could not evaluate" in message

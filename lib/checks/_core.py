@@ -83,10 +83,11 @@ class CheckResult:
     only for a pass, so tests can ``assert check(...)``.
     """
 
-    def __init__(self, exercise, status, message):
+    def __init__(self, exercise, status, message, crashed=False):
         self.exercise = exercise
         self.status = status
         self.message = message
+        self.crashed = crashed  # the check's own code raised (a bug, or inputs it cannot take): not a verdict
 
     @property
     def passed(self):
@@ -656,6 +657,7 @@ def check(exercise, what_was_checked, *, allow=(), solves=()):
                     "failed",
                     f"the check could not evaluate your answer ({where}). "
                     "Look at the types your function returns.",
+                    crashed=True,
                 )
             finally:
                 _ALLOW.reset(token)
