@@ -132,10 +132,12 @@ browser: $(STAMP)
 notebooks: $(STAMP)
 	$(THREADS) $(PY) tools/book.py execute
 	$(PY) tools/student.py
+	$(PY) tools/edition_cells.py
 
 # The student builder (_ext/student_edition.py) reuses the HTML build's _build/.doctrees.
 student: $(STAMP)
 	$(PY) tools/student.py
+	$(PY) tools/edition_cells.py
 
 # Lecture slides (guide/slides.md, "Slides"): the slides builder (_ext/slide_decks.py) reuses the HTML build's
 # doctrees and links every slide to the web book, so it builds the book first when it is missing.

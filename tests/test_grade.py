@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import book  # noqa: E402
+import authorship_corpus as authorship  # noqa: E402
 import grade_attacks as attacks  # noqa: E402
 import student  # noqa: E402
 from grader import common, find, kernel, wire  # noqa: E402
@@ -193,7 +194,8 @@ def test_an_answer_that_delegates_to_lib_earns_nothing_for_it(hostile, name):
             "calls_lib_wrapper": "your function calls `lib.mle.bernoulli_mle`"}[name]
     row = hostile["rows"][name]
     assert row["ex-bernoulli-mle"] == "0", (name, row)
-    assert row["total"] == str(len(_labels(CH2)) - 1), (name, row)  # the other exercises are solved
+    path = hostile["subs"] / f"{name}.ipynb"  # the other exercises are solved
+    assert row["total"] == authorship.expected_total(row, path, ["ex-bernoulli-mle"]), (name, row)
     feedback = _feedback(hostile["out"], name)
     assert says in feedback and "this exercise asks you to write it" in feedback, feedback
 
@@ -243,8 +245,10 @@ def test_unreadable_notebooks_get_zero_and_a_clear_line(hostile, name):
 def test_misbehaving_answer_loses_its_exercise_only(hostile, name, reason):
     row = hostile["rows"][name]
     assert row["ex-bernoulli-mle"] == "0", row
-    others = [row[label] for label in row if label.startswith("ex-") and label != "ex-bernoulli-mle"]
-    assert others == ["1"] * (len(_labels(CH2)) - 1), row  # the other exercises are graded normally
+    # the other exercises are graded normally (but for those after code the grader cannot read, issue 49)
+    lost = authorship.refused(hostile["subs"] / f"{name}.ipynb") | {"ex-bernoulli-mle"}
+    others = [row[label] for label in row if label.startswith("ex-") and label not in lost]
+    assert others == ["1"] * (len(_labels(CH2)) - len(lost)), row
     assert reason in _feedback(hostile["out"], name)
 
 
@@ -258,8 +262,9 @@ def test_a_dead_kernel_stops_the_rest_with_a_reason(hostile):
 
 def test_floods_and_file_writes_stay_harmless(hostile):
     for name in ("prints", "writes"):
-        total = str(len(_labels(CH2)) - 1)
-        assert hostile["rows"][name]["total"] == total, hostile["rows"][name]  # only the first exercise lost
+        row = hostile["rows"][name]  # only the first exercise lost (and those after unreadable code, issue 49)
+        assert row["total"] == authorship.expected_total(row, hostile["subs"] / f"{name}.ipynb",
+                                                         ["ex-bernoulli-mle"]), row
     # nothing in the submissions folder was changed or added
     assert _digest(hostile["subs"]) == hostile["before"]
     assert not (hostile["subs"].parent / "escape.txt").exists()
@@ -323,8 +328,9 @@ def test_attacks_on_the_grade_earn_nothing(hostile, name):
     assert row["max"] == str(len(_labels(CH2))), row
     if name == "rewrite_output":  # a patched json.dumps also garbles the kernel's own messages: it costs it all
         assert row["total"] == "0", row
-    else:  # the other exercises, solved, are graded as usual
-        assert row["total"] == str(len(_labels(CH2)) - 1), (row, _feedback(hostile["out"], name))
+    else:  # the other exercises, solved, are graded as usual (unless after a module patched, issue 49)
+        assert row["total"] == authorship.expected_total(row, hostile["subs"] / f"{name}.ipynb",
+                                                         ["ex-bernoulli-mle"]), (row, _feedback(hostile["out"], name))
 
 
 def test_statuses_and_messages_are_the_graders(hostile):
@@ -343,9 +349,12 @@ def test_the_sandbox_hides_the_class_and_the_machine(hostile):
     seen = _feedback(out, "connection_files")
     assert "kernels: [] network: []" in seen, seen  # no other kernel, no network
     assert "root:" not in seen and "02_maximum_likelihood.md" not in seen, seen  # no shadow file, no solutions
-    # the attacks that only look around cost their author nothing
+    # the attacks that only look around cost their author nothing in the sandbox; the os and subprocess they
+    # use cost the exercises after them, whose code the grader cannot read as the student's (issue 49)
     for name in ("vandal", "connection_files", "many_files"):
-        assert hostile["rows"][name]["total"] == hostile["rows"][name]["max"], (name, _feedback(out, name))
+        row = hostile["rows"][name]
+        assert row["total"] == authorship.expected_total(row, hostile["subs"] / f"{name}.ipynb"), (
+            name, _feedback(out, name))
 
 
 def test_nothing_outlives_its_notebook(hostile):
@@ -515,4 +524,6 @@ def test_the_kernel_sees_no_path_to_the_submissions(tmp_path):
         + starter.source)  # then the honest solution
     nbformat.write(nb, subs / "curious.ipynb")
     rows, _ = _grade(subs, tmp_path / "out", "--cell-timeout", "60")
-    assert rows["curious"]["total"] == rows["curious"]["max"], _feedback(tmp_path / "out", "curious")
+    # graded as usual, but for the exercises after its `import os, sys` (issue 49)
+    assert rows["curious"]["total"] == authorship.expected_total(rows["curious"], subs / "curious.ipynb"), \
+        _feedback(tmp_path / "out", "curious")

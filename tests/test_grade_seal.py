@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
+import authorship_corpus as authorship  # noqa: E402
 import grade_attacks as attacks  # noqa: E402
 import student  # noqa: E402
 from grader import sandbox  # noqa: E402
@@ -140,6 +141,13 @@ def _feedback(sealed, student):
     return (sealed["out"] / "feedback" / f"{student}.md").read_text(encoding="utf-8")
 
 
+def _total(sealed, student, lost=()):
+    """The total a notebook of the class earns when its attack harms nobody: full marks but for ``lost``
+    and the exercises after code the grader cannot read as the student's (os, ctypes...; issue 49)."""
+    row = _row(sealed, student)
+    return authorship.expected_total(row, sealed["subs"] / f"{student}.ipynb", lost)
+
+
 def _note(sealed, student, prefix):
     """The student's own report, quoted in the feedback's note on the first cell that raised."""
     text = _feedback(sealed, student)
@@ -181,14 +189,15 @@ def test_a_fork_bomb_is_bounded(sealed):
     note = _note(sealed, "fork_bomb", "fork bomb:")
     started, refused = (int(w) for w in note.split() if w.isdigit())
     assert refused > 0 and started < 64, note  # the cgroup's process bound acted
-    assert _row(sealed, "fork_bomb")["total"] == FULL  # it harmed nobody, its author included
+    # it harmed nobody, its author included but for the exercises after its `os` (issue 49)
+    assert _row(sealed, "fork_bomb")["total"] == _total(sealed, "fork_bomb")
 
 
 def test_ptrace_sees_only_the_sandbox(sealed):
     note = _note(sealed, "ptrace", "ptrace:")
     visible = int(note.split()[2])
     assert visible <= 4, note  # bwrap's init, the kernel and its helpers: no host process
-    assert _row(sealed, "ptrace")["total"] == FULL
+    assert _row(sealed, "ptrace")["total"] == _total(sealed, "ptrace")
 
 
 def test_a_c_extension_built_at_run_time_reaches_nothing(sealed):
@@ -208,7 +217,7 @@ def test_dev_shm_and_tmp_are_bounded(sealed):
     shm, tmp = numbers[:2]
     assert shm <= sandbox.SHM_SIZE // 2**20 and tmp <= 512, note  # --tmp-size's default: 512 MiB
     assert "dev Read-only file system" in note, note
-    assert _row(sealed, "shm_fill")["total"] == FULL
+    assert _row(sealed, "shm_fill")["total"] == _total(sealed, "shm_fill")
 
 
 # ------------------------------------------------ the grader's own channels --
@@ -223,6 +232,7 @@ def test_swapped_socket_files_are_never_followed(sealed):
                                         ("odd_arrays", "0"), ("hijack_forge", "2")])
 def test_odd_and_forged_replies_cost_their_author_only(sealed, name, total):
     row = _row(sealed, name)
+    total = str(min(int(total), int(_total(sealed, name, ["ex-bernoulli-mle"]))))  # issue 49's rule too
     assert row["ex-bernoulli-mle"] == "0" and row["total"] == total, (row, _feedback(sealed, name))
     if name == "huge_reply":  # the grader's end refuses it; the kernel, deaf from then on, is stopped
         assert "stopped taking the grader's messages" in _feedback(sealed, name)
@@ -230,7 +240,7 @@ def test_odd_and_forged_replies_cost_their_author_only(sealed, name, total):
 
 def test_a_notebook_redefining_exec_json_and_numpy_does_not_redirect_the_agent(sealed):
     row = _row(sealed, "hijack_honest")
-    assert row["total"] == FULL, _feedback(sealed, "hijack_honest")
+    assert row["total"] == _total(sealed, "hijack_honest"), _feedback(sealed, "hijack_honest")
 
 
 # ----------------------------------------------------- text stays text --
@@ -243,11 +253,12 @@ def test_student_text_never_forms_the_graders_lines(sealed):
     assert "\x1b" not in terminal
     for name in ("newline_warning", "newline_exception"):
         text = _feedback(sealed, name)
-        assert [line for line in text.splitlines() if line.startswith("Score:")] == [f"Score: {FULL} / {FULL}"], text
+        score = _total(sealed, name)
+        assert [line for line in text.splitlines() if line.startswith("Score:")] == [f"Score: {score} / {FULL}"], text
         forged = ("s02 ", "WARNING", "| ex-bernoulli-mle | 1 / 1 | passed: forged")
         assert not [line for line in text.splitlines() if line.startswith(forged)], text
         assert "\x1b" not in text
-        assert _row(sealed, name)["total"] == FULL
+        assert _row(sealed, name)["total"] == score
     assert "\\nScore: 3 / 3\\n" in _feedback(sealed, "newline_exception")  # shown, escaped, in the note
 
 

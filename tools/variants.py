@@ -43,8 +43,7 @@ from lib.checks import _variants  # noqa: E402  (after the path: tools run from 
 
 OVERRIDE_COLUMNS = ["student", "exercise", "seed", "reason", "reroll"]
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-# The seed argument of a variant cell as the book writes it: lib.checks.variant("ex-...", seed=N)
-VARIANT_CALL = re.compile(r'(lib\.checks\.variant\(\s*"(?P<label>[A-Za-z0-9_-]+)"\s*,\s*seed\s*=\s*)(?P<seed>\d+)(\s*\))')
+VARIANT_CALL = _variants.VARIANT_CALL  # a variant cell's seed argument (its home: lib/checks/_variants.py)
 
 
 class UsageError(Exception):

@@ -31,9 +31,9 @@ normally.  The grader judges in its own process and sends the check's policy
 (:func:`policy_of`) with every call of the answer into the sandboxed kernel,
 where the same :class:`tripwires` apply it.
 
-What the wires cannot stop is stated in the README ("Teaching with this
-book"): code that switches the profiler off or copies a library's source into
-the answer; the similarity report (tools/grader/similarity.py) compares each
+What the wires cannot stop is stated in the maintainer's guide
+(guide/maintainer/grader.md): code that switches the profiler off or copies a
+library's source into the answer; the similarity report (tools/grader/similarity.py) compares each
 answer with lib's own source.
 """
 
@@ -58,6 +58,8 @@ __all__ = [
     "NotImplementedYet",
     "check",
     "call",
+    "check_rng",
+    "salted",
     "tripwires",
     "watched",
     "expect_array",
@@ -82,10 +84,11 @@ class CheckResult:
     only for a pass, so tests can ``assert check(...)``.
     """
 
-    def __init__(self, exercise, status, message):
+    def __init__(self, exercise, status, message, crashed=False):
         self.exercise = exercise
         self.status = status
         self.message = message
+        self.crashed = crashed  # the check's own code raised (a bug, or inputs it cannot take): not a verdict
 
     @property
     def passed(self):
@@ -245,10 +248,10 @@ class _Rules:
                                        if isinstance(paths, list) and paths else
                                        [os.path.realpath(where)] if isinstance(where, str) else [])
             elif hasattr(getattr(obj, "__func__", obj), "__code__") or isinstance(obj, type):
-                self.allowed_codes.update(_codes_of(obj))
+                self._allow_codes(_codes_of(obj))
             elif callable(obj):
                 self.allowed_ids.add(id(obj))
-                self.allowed_codes.update(_codes_of(obj))
+                self._allow_codes(_codes_of(obj))
         self.allowed_paths = tuple(self.allowed_paths)
         own_package = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "")  # lib/
         self.armed_paths = tuple(dict.fromkeys([own_package, *(p for root in _ROOTS for p in _dirs_of(root))]))
@@ -258,13 +261,22 @@ class _Rules:
         self._c_callables, self._c_seen = [], -1
         self.armed_ids = {}
 
+    def _allow_codes(self, codes):
+        for code in codes:
+            self._keep.append(code)  # alive, so that its id stays its own
+            self.allowed_codes.add(id(code))
+
     def kind(self, code):
-        found = self._kinds.get(code)
+        # Code objects are keyed by identity, never by equality: equal code objects may come from different
+        # files (a clone of lib's function under another file name equals lib's own), and a clone that ran
+        # first must not make lib's own function count as the student's (issue 49).
+        entry = self._kinds.get(id(code))
+        found = entry[1] if entry is not None and entry[0] is code else None
         if found is None:
             path = code.co_filename
             if path == self.own_path or os.path.realpath(path) == self.own_path:
                 found = _NEUTRAL
-            elif code in self.allowed_codes or path.startswith(self.allowed_paths):
+            elif id(code) in self.allowed_codes or path.startswith(self.allowed_paths):
                 found = _ALLOWED
             elif path.startswith(self.armed_paths):
                 found = _ARMED_CODE
@@ -274,7 +286,7 @@ class _Rules:
                 found = _STUDENT
             if len(self._kinds) > 100_000:
                 self._kinds.clear()
-            self._kinds[code] = found
+            self._kinds[id(code)] = (code, found)
         return found
 
     def c_callables(self):
@@ -576,6 +588,45 @@ class watched:
         return False
 
 
+# ------------------------------------------------------- the checks' inputs --
+
+# The salt of the checks' random inputs: None in a student's notebook (the check cell's fixed inputs), a
+# number the submission cannot know while the grader judges it (issue 49): derived from the course key and
+# the student with a key, fresh for each run without one (grader/run.py sets it with `salted`).
+_SALT = contextvars.ContextVar("lib_checks_salt", default=None)
+
+
+def check_rng(seed):
+    """The random generator a check draws its inputs from: ``np.random.default_rng(seed)`` in a notebook,
+    the same seed mixed with the grader's salt while a submission is graded (:func:`salted`).
+
+    So a table of the notebook's inputs, filled in a cell with a library's answers, answers nothing at
+    grading time; the inputs keep the same distribution, so an honest answer passes either way.
+    """
+    salt = _SALT.get()
+    if salt is None:
+        return np.random.default_rng(seed)
+    entropy = [int(s) for s in seed] if isinstance(seed, (list, tuple)) else [int(seed)]
+    return np.random.default_rng([int(salt), *entropy])
+
+
+class salted:
+    """``with salted(salt):`` every :func:`check_rng` of the checks run inside draws salted inputs."""
+
+    def __init__(self, salt):
+        if not isinstance(salt, int) or isinstance(salt, bool) or salt < 0:
+            raise TypeError(f"a salt is a non-negative int, got {salt!r}")
+        self.salt = salt
+
+    def __enter__(self):
+        self._token = _SALT.set(self.salt)
+        return self
+
+    def __exit__(self, *exc):
+        _SALT.reset(self._token)
+        return False
+
+
 # The allow-list of the check whose body is running (set by `check`, read by `call`); None outside a check.
 _ALLOW = contextvars.ContextVar("lib_checks_allow", default=None)
 
@@ -626,9 +677,15 @@ def check(exercise, what_was_checked, *, allow=(), solves=()):
                     "failed",
                     f"the check could not evaluate your answer ({where}). "
                     "Look at the types your function returns.",
+                    crashed=True,
                 )
             finally:
                 _ALLOW.reset(token)
+            found = _authorship_here(run, args, kwargs)
+            if found:
+                from lib.checks import _policy
+
+                return CheckResult(exercise, "failed", _policy.message(found))
             return CheckResult(exercise, "passed", f"Passed: {what_was_checked}")
 
         run.allow = allow
@@ -637,6 +694,23 @@ def check(exercise, what_was_checked, *, allow=(), solves=()):
         return run
 
     return decorate
+
+
+def _authorship_here(check_fn, args, kwargs):
+    """The authorship problems of a check run in a student's notebook (lib.checks._policy.notebook_problems):
+    the grader's rule, read from the kernel's history, so that nothing is learnt only at grading time.
+    None where the grader judges (its answers run elsewhere; it applies the rule itself) or outside IPython."""
+    if _SALT.get() is not None or any(getattr(a, "runs_elsewhere", False) is True
+                                      for a in (*args, *kwargs.values())):
+        return None
+    if "IPython" not in sys.modules:
+        return None
+    try:
+        from lib.checks import _policy
+
+        return _policy.notebook_problems(check_fn)
+    except Exception:  # noqa: BLE001 - the notebook's advice never breaks a check; the grader decides
+        return None
 
 
 def call(func, *args, name=None, unchanged=None, **kwargs):

@@ -25,6 +25,7 @@ degenerate variant; ``tests/test_variants.py`` searches the seed space.
 import contextlib
 import hashlib
 import hmac
+import re
 import types
 
 import numpy as np
@@ -33,6 +34,15 @@ __all__ = ["Spec", "register", "variant", "params", "current_seed", "using", "se
            "mistaken_for", "MAX_SEED"]
 
 MAX_SEED = 2**63 - 1  # seeds are 1 .. MAX_SEED; 0 is the book's numbers
+
+# The seed argument of a variant cell as the book writes it: lib.checks.variant("ex-...", seed=N)
+VARIANT_CALL = re.compile(r'(lib\.checks\.variant\(\s*"(?P<label>[A-Za-z0-9_-]+)"\s*,\s*seed\s*=\s*)(?P<seed>\d+)(\s*\))')
+
+
+def unseeded(source):
+    """``source`` with every variant cell's seed set to 0: a cell handed out with a student's seed is still
+    the edition's cell (the authorship rule, lib/checks/_policy.py; the seed itself is judged apart)."""
+    return VARIANT_CALL.sub(lambda m: f"{m.group(1)}0{m.group(4)}", source)
 _MAX_DRAWS = 200  # redraws before a generator gives up (the tests show a handful suffice)
 
 _SPECS = {}  # exercise label -> Spec
@@ -185,6 +195,16 @@ def using(exercise, seed):
             _SEEDS.pop(exercise, None)
         else:
             _SEEDS[exercise] = saved
+
+
+def salt_for(key, student):
+    """The salt of ``student``'s check inputs at grading time under the course ``key`` (``_core.salted``):
+    HMAC-SHA256 of ``student + NUL + "check-inputs"``, its first 8 bytes as an integer.  A rerun with the
+    key draws the same inputs, and without the key no one can know them."""
+    if not isinstance(key, (bytes, bytearray)) or len(key) < 16:
+        raise ValueError("a course key is at least 16 bytes; make one with `make course-key KEY=course.key`")
+    mac = hmac.new(bytes(key), f"{student}\0check-inputs".encode(), hashlib.sha256).digest()
+    return int.from_bytes(mac[:8], "big")
 
 
 def seed_for(key, student, exercise):

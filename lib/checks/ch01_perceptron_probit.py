@@ -6,6 +6,8 @@ by computing that mistake and comparing.
 """
 
 import numpy as np
+
+from ._core import check_rng  # every input a check draws: salted while the grader judges (issue 49)
 from scipy.special import log_ndtr, ndtr
 from scipy.stats import norm
 
@@ -55,7 +57,7 @@ def _probit_variant(w, b, X, y, kind):
     allow=("scipy.special.log_ndtr", "scipy.special.ndtr", "scipy.stats.norm.logpdf", "scipy.stats.norm.pdf", "scipy.stats.norm.logcdf", "scipy.stats.norm.cdf"),
 )
 def probit_gradient(student_fn):
-    rng = np.random.default_rng(211)
+    rng = check_rng(211)
     for n, d, far in [(12, 2, False), (9, 3, False), (15, 1, False), (6, 2, True)]:
         X, y = _problem(rng, n, d)
         w, b = 0.7 * rng.normal(size=d), 0.25
@@ -158,7 +160,7 @@ def _perceptron_variant(w, b, X, y, order, kind):
     allow=(),
 )
 def perceptron_epoch(student_fn):
-    rng = np.random.default_rng(212)
+    rng = check_rng(212)
     for n, d, start_zero in [(8, 2, True), (10, 3, False), (7, 1, False), (12, 2, True)]:
         X, y = _problem(rng, n, d)
         w, b = (np.zeros(d), 0.0) if start_zero else (0.5 * rng.normal(size=d), -0.2)

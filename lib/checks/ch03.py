@@ -5,6 +5,8 @@ generated inputs and names the first mistake it recognises.
 """
 
 import numpy as np
+
+from ._core import check_rng  # every input a check draws: salted while the grader judges (issue 49)
 from scipy.special import logsumexp
 from scipy.stats import norm
 
@@ -75,7 +77,7 @@ def _normalise(log_joint):
     allow=(),
 )
 def gda_mle(student_fn):
-    rng = np.random.default_rng(301)
+    rng = check_rng(301)
     cases = [((30, 30), 2), ((40, 15, 25), 2), ((12, 50), 3), ((20, 35, 9), 3)]
     for sizes, d in cases:
         X, y = _labelled_data(rng, sizes, d)
@@ -185,7 +187,7 @@ def gda_mle(student_fn):
            "scipy.stats._multivariate.multivariate_normal_frozen"),  # the page teaches its logpdf
 )
 def gda_posterior(student_fn):
-    rng = np.random.default_rng(302)
+    rng = check_rng(302)
     cases = [  # (priors, n_features, how far the points are)
         (np.array([0.5, 0.5]), 2, 1.0),
         (np.array([0.7, 0.2, 0.1]), 2, 1.0),
@@ -288,7 +290,7 @@ def gda_posterior(student_fn):
     allow=(),
 )
 def lda_logistic(student_fn):
-    rng = np.random.default_rng(303)
+    rng = check_rng(303)
     cases = [(np.array([0.5, 0.5]), 2), (np.array([0.8, 0.2]), 2), (np.array([0.35, 0.65]), 3), (np.array([0.1, 0.9]), 1)]
     for priors, d in cases:
         means = 2.0 * rng.normal(size=(2, d))
@@ -398,16 +400,16 @@ def _theory_accuracies(rho, delta=1.0):
 )
 def naive_bayes_vs_lda(student_fn):
     for rho in (0.0, 0.9):
-        out = expect_tuple(call(student_fn, rho, 2000, np.random.default_rng(5), name="naive_bayes_vs_lda"),
+        out = expect_tuple(call(student_fn, rho, 2000, check_rng(5), name="naive_bayes_vs_lda"),
                            2, "(accuracy_nb, accuracy_lda)", name="naive_bayes_vs_lda", tuple_only=True)
         acc_nb = expect_number(out[0], "accuracy_nb", name="naive_bayes_vs_lda")
         acc_lda = expect_number(out[1], "accuracy_lda", name="naive_bayes_vs_lda")
         if not (0.0 <= acc_nb <= 1.0 and 0.0 <= acc_lda <= 1.0):
             raise Failure("accuracies must lie between 0 and 1: the fraction of test points classified correctly.")
-        again = call(student_fn, rho, 2000, np.random.default_rng(5), name="naive_bayes_vs_lda")
+        again = call(student_fn, rho, 2000, check_rng(5), name="naive_bayes_vs_lda")
         if not (np.isclose(float(again[0]), acc_nb) and np.isclose(float(again[1]), acc_lda)):
             raise Failure("two runs with the same seed give different results: draw every random number from rng.")
-        other = call(student_fn, rho, 2000, np.random.default_rng(6), name="naive_bayes_vs_lda")
+        other = call(student_fn, rho, 2000, check_rng(6), name="naive_bayes_vs_lda")
         if float(other[0]) == acc_nb and float(other[1]) == acc_lda:
             raise Failure(
                 "two different generators give exactly the same accuracies: your function ignores its rng "
@@ -440,14 +442,14 @@ def naive_bayes_vs_lda(student_fn):
                                    "(accuracy_nb, accuracy_lda)", name="naive_bayes_vs_lda")
                 return [expect_number(v, "an accuracy", name="naive_bayes_vs_lda") for v in out]
 
-            small = pair(rho, 20, np.random.default_rng(5))
+            small = pair(rho, 20, check_rng(5))
             if small[0] == acc_nb and small[1] == acc_lda:
                 raise Failure(
                     "with n_train = 20 instead of 2000 (and the same seed) your accuracies are exactly the same: "
                     "your function ignores n_train. Draw a training set of n_train points."
                 )
             try:  # n_test is the solution's optional argument, not the statement's: probe it only if taken
-                counts = 400 * np.array(pair(rho, 2000, np.random.default_rng(5), n_test=400))
+                counts = 400 * np.array(pair(rho, 2000, check_rng(5), n_test=400))
             except Failure as failure:
                 if "unexpected keyword argument 'n_test'" not in str(failure):
                     raise
@@ -465,7 +467,7 @@ def _accuracies_are_run(student_fn):
     accuracy must vary at least a tenth as much as the 20000-point test set alone makes it vary."""
     runs = []
     for seed in range(10, 16):
-        out = expect_tuple(call(student_fn, 0.9, 2000, np.random.default_rng(seed), name="naive_bayes_vs_lda"),
+        out = expect_tuple(call(student_fn, 0.9, 2000, check_rng(seed), name="naive_bayes_vs_lda"),
                            2, "(accuracy_nb, accuracy_lda)", name="naive_bayes_vs_lda")
         runs.append([expect_number(v, "an accuracy", name="naive_bayes_vs_lda") for v in out])
     runs = np.array(runs)  # (6, 2)

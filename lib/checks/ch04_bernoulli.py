@@ -9,6 +9,8 @@ typical mistake is computed and named.
 from importlib import import_module
 
 import numpy as np
+
+from ._core import check_rng  # every input a check draws: salted while the grader judges (issue 49)
 from scipy.special import logsumexp
 
 from ._core import Failure, call, check, expect_array, expect_tuple
@@ -50,7 +52,7 @@ def _wrong_answers(X, weights, means):
 def em_bernoulli_mixture(student_fn):
     bm = import_module("..bernoulli_mixture", __package__)  # the copy of lib this check came from
     name = "bernoulli_em_iteration"
-    rng = np.random.default_rng(4101)
+    rng = check_rng(4101)
     for n, d, K in [(60, 12, 2), (80, 2000, 3), (120, 40, 4)]:
         X, weights, means = _problem(rng, n, d, K)
         want_r, _ = bm.e_step(X, weights, means)

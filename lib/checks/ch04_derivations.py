@@ -10,6 +10,8 @@ from importlib import import_module
 
 import numpy as np
 
+from ._core import check_rng  # every input a check draws: salted while the grader judges (issue 49)
+
 from ._core import Failure, call, check, expect_ndarray, expect_number, expect_tuple
 
 __all__ = ["em_lagrange_weights", "em_m_step_full", "em_missing_information_rate", "em_map_covariances"]
@@ -45,7 +47,7 @@ def _scatter(X, resp, centres):
     allow=(),
 )
 def em_lagrange_weights(student_fn):
-    rng = np.random.default_rng(440)
+    rng = check_rng(440)
     cases = []
     # counts are "positive numbers": whole ones (repeated rows) and, last, fractional ones (weighted rows)
     for n, K, unit in [(12, 3, True), (20, 2, False), (15, 5, False), (30, 3, False), (18, 3, None)]:
@@ -114,7 +116,7 @@ def _full_problem(rng, n, d, K):
 )
 def em_m_step_full(student_fn):
     mixture = _mixture()
-    rng = np.random.default_rng(441)
+    rng = check_rng(441)
     for n, d, K, offset in [(40, 2, 3, 0.0), (60, 3, 2, 0.0), (35, 2, 4, 1e7)]:
         X, weights, means, covs = _full_problem(rng, n, d, K)
         # the last set 1e7 from the origin, where moments about the origin cancel (section 4.4)
@@ -223,7 +225,7 @@ def _rate_problem(rng, n, K):
 def em_missing_information_rate(student_fn):
     theory = _lib_module("em_theory")
     mixture = _mixture()
-    rng = np.random.default_rng(442)
+    rng = check_rng(442)
     for n, K in [(80, 2), (120, 3), (60, 2), (100, 3)]:
         x, weights, means, variances = _rate_problem(rng, n, K)
         for c in range(K):
@@ -287,7 +289,7 @@ def em_missing_information_rate(student_fn):
 )
 def em_map_covariances(student_fn):
     mixture = _mixture()
-    rng = np.random.default_rng(443)
+    rng = check_rng(443)
     for n, d, K, kappa in [(30, 2, 3, 4.0), (25, 3, 2, 6.5), (40, 2, 2, 2.0)]:
         X = rng.normal(size=(n, d)) * 1.4 + rng.normal(scale=3.0, size=d) + 4.0
         resp = rng.dirichlet(np.full(K, 0.5), size=n)

@@ -6,6 +6,8 @@ recognises; none shows the reference value for the exercise's own input.
 """
 
 import numpy as np
+
+from ._core import check_rng  # every input a check draws: salted while the grader judges (issue 49)
 from scipy.special import expit, logsumexp
 
 from .. import mixture
@@ -44,7 +46,7 @@ def _elbo_cases(rng):
                "lib.mle.entropy"),
        allow=("scipy.special.xlogy", "scipy.special.logsumexp"))
 def elbo_discrete(student_fn):
-    rng = np.random.default_rng(50)
+    rng = check_rng(50)
     for lj, q in _elbo_cases(rng):
         got = expect_number(call(student_fn, lj, q, name="elbo_discrete"), "the ELBO", name="elbo_discrete")
         want = V.elbo(lj, q)
@@ -191,7 +193,7 @@ _variants.register(_variants.Spec(
 
 @check("ex-elbo-gap", "your number rounds to your variant's gap ln p(x) - ELBO(q) = KL(q || p(z | x)) "
                       "to 4 decimals.",
-       allow=())
+       allow=("scipy.special.logsumexp",))
 def elbo_gap_by_hand(answer):
     if answer is Ellipsis or answer is None:
         raise NotImplementedYet()
@@ -256,7 +258,7 @@ def _update_variants(X, xi, m, probs, W, s2):
        solves=("lib.variational.mean_field_update", "lib.variational.mean_field_e_step"),
        allow=("scipy.special.expit", "lib.logistic.sigmoid"))
 def mean_field_update(student_fn):
-    rng = np.random.default_rng(51)
+    rng = check_rng(51)
     for M, d in ((1, 2), (2, 2), (3, 4), (4, 3), (3, 1)):
         probs = rng.uniform(0.1, 0.9, size=M)
         W = rng.normal(scale=1.5, size=(M, d))
@@ -308,11 +310,14 @@ def _hard_cases(rng):
     # component there, whatever the weights
     for K, d, w, spread in ((2, 2, [0.6, 0.4], (0.25, 4.0)), (2, 1, [0.85, 0.15], None),
                             (2, 2, [0.7, 0.3], None), (3, 2, [0.6, 0.3, 0.1], None)):
-        centres = rng.normal(scale=2.0, size=(K, d))
-        X = np.concatenate([c + rng.normal(size=(30, d)) for c in centres])
-        means = centres + rng.normal(scale=0.3, size=(K, d))
-        scales = spread if spread else [rng.uniform(0.8, 1.5) for _ in range(K)]
-        covs = np.stack([np.eye(d) * v for v in scales])
+        for _ in range(100):  # a draw whose hard E-step leaves a component empty has no M-step: draw again
+            centres = rng.normal(scale=2.0, size=(K, d))
+            X = np.concatenate([c + rng.normal(size=(30, d)) for c in centres])
+            means = centres + rng.normal(scale=0.3, size=(K, d))
+            scales = spread if spread else [rng.uniform(0.8, 1.5) for _ in range(K)]
+            covs = np.stack([np.eye(d) * v for v in scales])
+            if np.all(V.hard_e_step(V.gmm_log_joint(X, np.array(w), means, covs)).sum(axis=0) > 0):
+                break
         cases.append((X, np.array(w), means, covs))
     return cases
 
@@ -325,7 +330,7 @@ def _hard_cases(rng):
        allow=("lib.gaussian.log_prob", "lib.mixture.m_step", "lib.variational.gmm_log_joint",
               "scipy.special.logsumexp"))
 def hard_em_step(student_fn):
-    rng = np.random.default_rng(52)
+    rng = check_rng(52)
     for X, w, mu, cov in _hard_cases(rng):
         out = call(student_fn, X, w, mu, cov, name="hard_em_step")
         expect_tuple(out, 3, "the tuple (weights, means, covariances)", name="hard_em_step")
@@ -397,7 +402,7 @@ def hard_em_step(student_fn):
        allow=("lib.variational.mean_field_update", "lib.variational.all_states", "lib.variational.log_joint",
               "lib.variational.FactorialParams", "scipy.special.logsumexp"))
 def mean_field_gap(student_fn):
-    rng = np.random.default_rng(53)
+    rng = check_rng(53)
     models = [V.FactorialParams(np.array([0.3, 0.6]), 2.0 * np.eye(2), 0.5)]
     for angle in (0.3, 0.8, 1.2):
         W = 2.0 * np.array([[1.0, 0.0], [np.cos(angle), np.sin(angle)]])

@@ -6,6 +6,8 @@ recognises by computing them, and never shows the expected value.
 """
 
 import numpy as np
+
+from ._core import check_rng  # every input a check draws: salted while the grader judges (issue 49)
 from scipy.special import digamma
 
 from .. import variational as V
@@ -39,7 +41,7 @@ def _pair(out, name):
        solves=("lib.variational.cavi_gaussian_update", "lib.variational.cavi_gaussian"),
        allow=())
 def cavi_update(student_fn):
-    rng = np.random.default_rng(550)
+    rng = check_rng(550)
     for d in (2, 2, 3, 3, 4, 4):
         mean, cov = _random_target(d, rng)
         prec = V.gaussian_precision(cov)
@@ -103,7 +105,7 @@ def cavi_update(student_fn):
        solves=("lib.variational.kl_gaussian_to_diag", "lib.mle.gaussian_kl"),
        allow=())
 def kl_p_to_factorised(student_fn):
-    rng = np.random.default_rng(551)
+    rng = check_rng(551)
     for d in (2, 2, 3, 3, 4, 2):
         mean, cov = _random_target(d, rng)
         q_means = mean + rng.normal(scale=0.7, size=d)
@@ -159,7 +161,7 @@ def kl_p_to_factorised(student_fn):
        solves=("lib.bayesian_mixture.vb_m_step", "lib.bayesian_mixture.vb_e_step"),
        allow=("scipy.special.digamma",))
 def vb_dirichlet_weights(student_fn):
-    rng = np.random.default_rng(552)
+    rng = check_rng(552)
     for n, K, alpha0 in ((30, 3, 0.5), (50, 5, 0.001), (20, 4, 100.0), (40, 6, 0.01), (10, 2, 2.5)):
         resp = rng.dirichlet(np.full(K, 0.3), size=n)
         out = call(student_fn, resp, alpha0, name="vb_dirichlet_weights")

@@ -163,6 +163,9 @@ def main(argv=None):
     if key is not None:
         everyone = list(dict.fromkeys([*roster, *(s.student for s in submissions)]))
         variants["mine"] = handouts.seeds(key, everyone, overrides)
+        from lib.checks._variants import salt_for
+
+        variants["salt"] = {s: salt_for(key, s) for s in everyone}  # the checks' inputs (issue 49)
         for student, mine in variants["mine"].items():
             for label, seed in mine.items():
                 variants["owners"].setdefault(label, {})[seed] = student

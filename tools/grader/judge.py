@@ -19,6 +19,9 @@ def policy(fn):
     return _core.policy_of(fn)
 
 
+SALT_RETRIES = 2  # other salted inputs for a check whose own code raised on the first ones
+
+
 def run_check(check, runner, fn=None):
     """(status, message) of one check, judged in this process; ``fn``: the check (default: lib.checks')."""
     import lib.checks
@@ -37,6 +40,14 @@ def run_check(check, runner, fn=None):
                                   "run the cells that define it, and keep its name.")
             values[student_name] = KernelFunction(runner, student_name, allowed) if kind == "function" else value
         result = fn(*[values[n] for n in arg_names], **{k: values[n] for k, n in kwarg_names.items()})
+        salt = _core._SALT.get()
+        for attempt in range(1, SALT_RETRIES + 1):
+            # A check whose own code raised on the salted inputs (a draw it cannot take, never a verdict on
+            # the answer) runs again on other inputs the submission cannot know either.
+            if salt is None or type(result) is not _core.CheckResult or not result.crashed:
+                break
+            with _core.salted((salt + attempt) % 2**63):
+                result = fn(*[values[n] for n in arg_names], **{k: values[n] for k, n in kwarg_names.items()})
     except CheckAborted as stop:
         if stop.timed_out:
             return "failed", bounded(stop.reason)
@@ -58,6 +69,31 @@ NOT_IMPLEMENTED = ("not implemented yet: in the notebook handed in, the starter 
                    "NotImplementedError (or holds `...`). Write your answer in it, check it with the check cell, "
                    "and hand the notebook in again.")
 
+
+
+def authorship(code, check, position, fn=None):
+    """[lib.checks._policy.Problem] of one exercise, judged from the submission's code (grader/source.py):
+    what its answer reaches, and the code before its check that the grader cannot read (issue 49).
+
+    ``code``: the submission's :class:`grader.source.Code`; ``position``: how many of its code cells run
+    before the check.  Nothing of the student's runs here: the decision is made from the text alone.
+    """
+    import lib.checks
+    from lib.checks import _policy
+
+    name, arg_names, kwarg_names = check["call"]
+    fn = fn or getattr(lib.checks, name)
+    return _policy.problems(code, position, [*arg_names, *kwarg_names.values()], getattr(fn, "allow", ()))
+
+
+def with_authorship(status, message, found):
+    """(status, message) of an exercise once its authorship problems ``found`` are known: 0 with them."""
+    if not found:
+        return status, message
+    from lib.checks import _policy
+
+    said = _policy.message(found)
+    return "failed", bounded(said if status == "passed" else f"{message} Also: {said}")
 
 
 VERDICTS = ("own", "other", "book", "changed")  # of a variant cell, as the results record it

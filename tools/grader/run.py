@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import signal
 import stat
@@ -14,7 +15,8 @@ from pathlib import Path
 from grader import sandbox
 from grader.common import ROOT, bounded, fence
 from grader.find import identify, load_editions, plan
-from grader.judge import run_check, variant_decisions, variant_message
+from grader.judge import authorship, run_check, variant_decisions, variant_message, with_authorship
+from grader.source import read as read_code
 from grader.kernel import AGENT_SOURCE, KernelLink, KernelRunner
 from grader.report import validated
 
@@ -31,6 +33,7 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
     """Grade one submission in this process (a subprocess of the grader); writes and returns its result."""
     import nbformat
 
+    from lib.checks import _core as _checks_core
     from lib.checks import _sandbox as _checks_sandbox
     from lib.checks import _variants
 
@@ -83,6 +86,14 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
             return judge(check, runner, edition)
     steps, notes = plan(nb, edition)
     result["notes"] += notes
+    code = None
+    if not edition.get("assignment"):  # the book's exercises: what each answer reaches, read from the code
+        try:
+            code = read_code(nb, edition)
+        except Exception as exc:  # noqa: BLE001 - a notebook the reader cannot take is not graded as own work
+            code = exc
+            result["notes"].append(f"The grader could not read this notebook's code ({bounded(type(exc).__name__, 80)}"
+                                   "): its exercises are not graded as your own work. Grade 0; tell the instructor.")
     decided = variant_decisions(nb, edition, variants)
     result["variants"] = [[label, verdict, owner] for label, (_, verdict, owner) in decided.items()]
     others = sorted({owner for _, verdict, owner in decided.values() if verdict == "other"})
@@ -109,7 +120,7 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
     if limits.get("boundary") == "container":  # no bwrap where the grader runs (Gradescope): grader/container.py
         from grader.container import ContainerSandbox as box_class
     box = box_class(ROOT, limits, unsafe=unsafe, agent=AGENT_SOURCE)
-    link = None
+    link = salting = None
     try:
         box.start()
         link = KernelLink(box.endpoints(), box.key)  # before any student code: the kernel's own sockets
@@ -119,9 +130,15 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
             _save(result, target)
             return result
         runner = KernelRunner(box, link, limits)
-        first_error, index = None, 0
+        # inputs the submission cannot know: every check's random inputs salted (issue 49), from the key and
+        # the student with a key (a rerun draws the same), fresh for this run without one
+        salt = variants.get("salt")
+        salting = _checks_core.salted(salt if isinstance(salt, int) else secrets.randbits(63))
+        salting.__enter__()
+        first_error, index, ran = None, 0, 0
         for step in steps:
             if step[0] == "code":
+                ran += 1
                 _, cid, source, tags = step
                 error = runner.run_cell(source)
                 if error and error[0] != "NotRun":
@@ -141,10 +158,10 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
             elif label in decided:
                 with _variants.using(label, seed):  # the student's own numbers, from the key
                     status, message = judge_check(check, runner)
-                ex.update(status=status, message=message)
+                ex.update(zip(("status", "message"), _judged_as_own(code, check, ran, status, message)))
             else:
                 status, message = judge_check(check, runner)
-                ex.update(status=status, message=message)
+                ex.update(zip(("status", "message"), _judged_as_own(code, check, ran, status, message)))
             _save(result, target)
         if runner.dead:
             why = "" if not (runner.dead == "the kernel stopped" or runner.dead.startswith("the kernel stopped (")) else (
@@ -161,6 +178,8 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
             result["notes"].append(f"A cell of yours (id {fence(cid, 80)}) raised {fence(name, 80)}: {said}.{after} "
                                    "fix it so that the notebook runs top to bottom.")
     finally:
+        if salting is not None:
+            salting.__exit__(None, None, None)
         if link is not None:
             link.close()
         box.kill()
@@ -168,6 +187,16 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
             shutil.rmtree(checks_edition, ignore_errors=True)
     _save(result, target)
     return result
+
+
+def _judged_as_own(code, check, position, status, message):
+    """The check's (status, message), with 0 when the answer's code reaches what the exercise does not allow
+    or the code before it cannot be read (grader/judge.authorship; guide/maintainer/grader.md, "What an answer may call")."""
+    if code is None:  # an instructor's own homework: its checks carry no allow-list
+        return status, message
+    if isinstance(code, Exception):
+        return "failed", "not graded: the grader could not read this notebook's code (see the note)."
+    return with_authorship(status, message, authorship(code, check, position))
 
 
 def _not_regular(why):
@@ -257,8 +286,8 @@ def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx, v
     graded_at, digest = _now(), _sha256(submission.path)
     from grader import run as this  # by its module name: the fork server imports it so
 
-    mine = {"mine": variants["mine"].get(student, {}), "owners": variants["owners"], "keyed": variants["keyed"]} \
-        if variants else None
+    mine = {"mine": variants["mine"].get(student, {}), "owners": variants["owners"], "keyed": variants["keyed"],
+            "salt": variants.get("salt", {}).get(student)} if variants else None
     checks_edition = tempfile.mkdtemp(prefix="gm-checks-")  # the sandbox's lib.checks (run_one)
     proc = ctx.Process(target=this._worker, args=(str(submission.path), str(target), args.chapter,
                                                   str(args.editions), dict(limits, checks_edition=checks_edition),
