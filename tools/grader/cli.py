@@ -6,6 +6,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import queue
 import sys
 import time
 from pathlib import Path
@@ -169,12 +170,21 @@ def main(argv=None):
     elif skipped:
         print(f"{skipped} submission(s) already graded: skipped (use --force to grade them again)")
     book_url = None if args.assignment else _book_url()  # an assignment is not a page of the web book
+    jobs = max(1, args.jobs)
+    if not args.unsafe_no_sandbox and jobs > sandbox.slots():  # one host user per kernel graded at once
+        print(f"grade.py: -j {jobs}: this machine has {sandbox.slots()} sandbox user(s) "
+              f"({sandbox.SANDBOX_USER}, {sandbox.SANDBOX_USER}1, ...; tools/install_sandbox.sh makes "
+              f"{sandbox.MAX_SLOTS}): grading {sandbox.slots()} at a time", file=sys.stderr)
+        jobs = sandbox.slots()
+    free = queue.Queue()
+    for slot in range(jobs):
+        free.put(slot)
     start, done = time.monotonic(), 0
     _progress(0, len(todo), start)
     results = {}
     ctx = _pool_context()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(_grade_in_subprocess, s, args, limits, results_dir, editions, ctx, variants): s
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(_in_slot, free, s, args, limits, results_dir, editions, ctx, variants): s
                    for s in todo}
         for future in concurrent.futures.as_completed(futures):
             submission = futures[future]
@@ -231,6 +241,15 @@ def main(argv=None):
     print(f"WARNING: the submissions folder changed while grading: {', '.join(escape(n, 200) for n in changed[:20])}",
           file=sys.stderr)
     return 3
+
+
+def _in_slot(free, submission, args, limits, *rest):
+    """Grade one submission in a free kernel slot (its own host user): no two kernels at once share one."""
+    slot = free.get()
+    try:
+        return _grade_in_subprocess(submission, args, dict(limits, slot=slot), *rest)
+    finally:
+        free.put(slot)
 
 
 def _grade_book_problem(args, roster_rows):

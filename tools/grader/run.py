@@ -273,6 +273,8 @@ def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx, v
                 "Grade 0 for the checks that had not reported.")
     shutil.rmtree(checks_edition, ignore_errors=True)
     sandbox.remove_stale_cgroups(proc.pid)
+    if not args.unsafe_no_sandbox:  # a worker killed at the time limit did not purge its slot's keyrings
+        sandbox.purge_keys(sandbox.sandbox_user(limits.get("slot", 0))[0])
     try:
         raw = json.loads(target.read_text())
     except (OSError, ValueError):
