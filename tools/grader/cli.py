@@ -122,7 +122,8 @@ def main(argv=None):
     if args.key:
         args.key = args.key.resolve()
     secrets = [args.key, handouts.overrides_path(args.key)] if args.key else []
-    for secret in secrets:  # only root may read the key and its overrides, whatever else happens
+    # only root may read the key, its overrides and the roster (the class's names), whatever else happens
+    for secret in [*secrets, *([args.roster.resolve()] if args.roster else [])]:
         tightened = _owner_only(secret)
         if tightened:
             print(f"grade.py: {escape(str(secret))} was readable by other users of this machine: made readable "
@@ -149,9 +150,10 @@ def main(argv=None):
     submissions = find_submissions(args.submissions)
     results_dir, feedback_dir = args.out / "results", args.out / "feedback"
     args.out.mkdir(parents=True, exist_ok=True)
-    os.chmod(args.out, 0o700)  # the grades are the instructor's: no other user (the sandbox's) reads them
     results_dir.mkdir(parents=True, exist_ok=True)
     feedback_dir.mkdir(parents=True, exist_ok=True)
+    for folder in (args.out, results_dir, feedback_dir):  # the grades are the instructor's: no other user
+        os.chmod(folder, 0o700)                            # (a sandbox's) reads them, even moved elsewhere
     if args.student:  # only these, graded again; every other result stays as it is
         todo = [s for s in submissions if s.student in args.student]
     else:
@@ -195,7 +197,7 @@ def main(argv=None):
                 result["notes"].append(f"The grader failed on this notebook ({type(exc).__name__}). Grade 0.")
             result["file"] = submission.file
             results[submission.student] = result
-            (feedback_dir / f"{submission.student}.md").write_text(feedback(result), encoding="utf-8")
+            _write_feedback(result, feedback_dir)
             _write_html(result, feedback_dir, book_url)
             done += 1
             _progress(done, len(todo), start)
@@ -209,7 +211,7 @@ def main(argv=None):
             results[s.student] = validated(raw, s.student, editions, args.chapter)
             results[s.student]["file"] = s.file
             if not (feedback_dir / f"{s.student}.md").exists():
-                (feedback_dir / f"{s.student}.md").write_text(feedback(results[s.student]), encoding="utf-8")
+                _write_feedback(results[s.student], feedback_dir)
             if not (feedback_dir / f"{s.student}.html").exists():
                 _write_html(results[s.student], feedback_dir, book_url)
     ordered = [results[s.student] for s in submissions]
@@ -223,8 +225,13 @@ def main(argv=None):
             print(line)
     extra = [c for c in (roster_rows[0] if roster_rows else {}) if c not in handouts.ROSTER_COLUMNS]
     for fmt in args.lms:
-        path = lms.write_lms(fmt, ordered, roster_rows, editions, args.out, args.lms_columns, args.lms_assignment,
-                             extra_columns=extra)
+        try:
+            path = lms.write_lms(fmt, ordered, roster_rows, editions, args.out, args.lms_columns,
+                                 args.lms_assignment, extra_columns=extra)
+        except Exception as exc:  # noqa: BLE001 - one file of the grade book, never the class's grades
+            print(f"grade.py: {fmt}: the LMS file could not be written ({type(exc).__name__}: "
+                  f"{escape(str(exc), 300)}); grades.csv has every row", file=sys.stderr)
+            continue
         print(f"{fmt}: {path} ({len(roster_rows)} roster student(s))")
     pairs = handout_pairs(ordered)
     if pairs:
@@ -232,7 +239,11 @@ def main(argv=None):
         print("\n".join(pairs))
     elif key is not None:
         print("variants: every notebook holds its own student's seeds (OUT/variants.csv)")
-    print("\n".join(write_similarity(submissions, results, editions, args.out, limits["max_notebook_size"])))
+    try:
+        print("\n".join(write_similarity(submissions, results, editions, args.out, limits["max_notebook_size"])))
+    except Exception as exc:  # noqa: BLE001 - the comparison of answers, never the class's grades
+        print(f"grade.py: the similarity report could not be written ({type(exc).__name__}: "
+              f"{escape(str(exc), 300)}); grades.csv has every row", file=sys.stderr)
     after = fingerprint(args.submissions)
     if after == before:
         print(f"submissions folder unchanged: {len(before)} file(s), sha256 checked before and after")
@@ -272,13 +283,23 @@ def _grade_book_problem(args, roster_rows):
     return None
 
 
+def _write_feedback(result, feedback_dir):
+    """OUT/feedback/<student>.md; a failure costs that file only, said on the terminal and in the row's notes."""
+    try:
+        (feedback_dir / f"{result['student']}.md").write_text(feedback(result), encoding="utf-8")
+    except Exception as exc:  # noqa: BLE001 - one student's file, never the class
+        result["notes"].append(f"The grader could not write this feedback file ({type(exc).__name__}).")
+        print(f"grade.py: no Markdown feedback for {escape(result['student'], 200)} ({type(exc).__name__}: "
+              f"{escape(str(exc), 200)}); its row is in grades.csv", file=sys.stderr)
+
+
 def _write_html(result, feedback_dir, book_url):
-    """The HTML feedback of one result; a name the file system refuses (too long) costs that page only."""
+    """The HTML feedback of one result; a failure costs that page only (the Markdown feedback has it all)."""
     try:
         feedback_html.write(result, feedback_dir, book_url)
-    except OSError as exc:
-        print(f"grade.py: no HTML feedback for {escape(result['student'], 200)}: {exc.strerror} (the Markdown "
-              "feedback has it all)", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - one student's page, never the class
+        print(f"grade.py: no HTML feedback for {escape(result['student'], 200)} ({type(exc).__name__}: "
+              f"{escape(str(exc), 200)}; the Markdown feedback has it all)", file=sys.stderr)
 
 
 def _book_url():

@@ -7,7 +7,7 @@ import os
 import sys
 import time
 
-from grader.common import ROOT, STATUSES, bounded, csv_cell, escape
+from grader.common import ROOT, STATUSES, bounded, csv_cell, escape, fence
 from grader.judge import VERDICTS
 
 def validated(raw, student, editions, fallback_page=None):
@@ -40,7 +40,11 @@ def validated(raw, student, editions, fallback_page=None):
 
 
 def feedback(result):
-    lines = [f"# Feedback for {result['student']}", ""]
+    """OUT/feedback/<student>.md. Student text is data here too: the student id (title line included) and
+    every exercise's message (a check's words around the answer's exception, warnings, values) are code
+    spans, whose backticks outnumber any run of the text's own; the notes quote the student's text as code
+    where they are written (grader/run.py, grader/find.py). No markup of a student's reaches the page."""
+    lines = [f"# Feedback for {fence(result['student'], 200)}", ""]
     if result["page"]:
         lines += [f"Notebook: {result['page']}", ""]
     for note in result["notes"]:  # one line each: whatever a note quotes cannot start a line of its own
@@ -49,7 +53,7 @@ def feedback(result):
     lines += [f"Score: {total:g} / {top:g}", "", "| exercise | points | result |", "|---|---:|---|"]
     for ex in result["exercises"]:
         earned = ex["points"] if ex["status"] == "passed" else 0
-        message = " ".join(ex["message"].replace("|", "\\|").splitlines())
+        message = fence(ex["message"]).replace("|", "\\|")  # a pipe ends a table cell even in a code span
         lines.append(f"| {ex['exercise']} | {earned:g} / {ex['points']:g} | {ex['status']}: {message} |")
     return "\n".join(lines) + "\n"
 
@@ -142,10 +146,10 @@ def write_similarity(submissions, results, editions, out, max_size):
                 if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
                     continue
                 nb = nbformat.reads(fh.read(max_size + 1).decode("utf-8"), as_version=4)
-        except Exception:  # noqa: BLE001 - an unreadable notebook has no answers to compare
+            answers[submission.student] = similarity.answers_of(nb, edition["checks"])
+            starters.update(similarity.answers_of(edition["nb"], edition["checks"]))
+        except Exception:  # noqa: BLE001 - a notebook that cannot be read or parsed has no answers to compare
             continue
-        answers[submission.student] = similarity.answers_of(nb, edition["checks"])
-        starters.update(similarity.answers_of(edition["nb"], edition["checks"]))
     checks = [getattr(lib.checks, name) for name in lib.checks.__all__]
     rows = similarity.report(answers, similarity.book_solutions(ROOT / "chapters"),
                              similarity.lib_sources(checks), starters=starters)

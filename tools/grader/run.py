@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+import contextlib
 import json
 import os
 import shutil
@@ -12,7 +14,7 @@ import warnings
 from pathlib import Path
 
 from grader import sandbox
-from grader.common import ROOT, bounded, fence
+from grader.common import ROOT, fence
 from grader.find import identify, load_editions, plan
 from grader.judge import run_check, variant_decisions, variant_message
 from grader.kernel import AGENT_SOURCE, KernelLink, KernelRunner
@@ -75,20 +77,20 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
         _save(result, target)
         return result
     edition = editions[page]
-    judge_check = run_check
-    if edition.get("assignment"):  # its public and its hidden check (grader/assignment.py)
-        from grader.assignment import judge
+    judge_check, hidden = run_check, []  # hidden: the assignment's exercises whose hidden check is still to run
+    if edition.get("assignment"):  # its public check here, its hidden check after the last cell (grader/assignment.py)
+        from grader import assignment
 
         def judge_check(check, runner):
-            return judge(check, runner, edition)
+            return assignment.judge_public(check, runner, edition)
     steps, notes = plan(nb, edition)
     result["notes"] += notes
     decided = variant_decisions(nb, edition, variants)
     result["variants"] = [[label, verdict, owner] for label, (_, verdict, owner) in decided.items()]
     others = sorted({owner for _, verdict, owner in decided.values() if verdict == "other"})
     if others:
-        result["notes"].append(f"This notebook was handed out to {', '.join(others)}: its variant exercises are "
-                               "graded 0.")
+        result["notes"].append(f"This notebook was handed out to {', '.join(fence(o, 100) for o in others)}: its "
+                               "variant exercises are graded 0.")
     for ex in result["exercises"]:
         ex["message"] = "not run: the notebook stopped before this check (see the note)."
     _save(result, target)
@@ -135,13 +137,23 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
                 ex.update(status="not run", message=f"{runner.dead} before this check (see the note).")
             elif verdict != "own":
                 ex.update(status="failed", message=variant_message(label, verdict, owner, variants["keyed"]))
-            elif label in decided:
-                with _variants.using(label, seed):  # the student's own numbers, from the key
-                    status, message = judge_check(check, runner)
-                ex.update(status=status, message=message)
             else:
-                status, message = judge_check(check, runner)
+                with _variants.using(label, seed) if label in decided else contextlib.nullcontext():
+                    status, message = _judged(judge_check, check, runner)  # the student's own numbers, from the key
                 ex.update(status=status, message=message)
+                if status == "passed" and edition.get("assignment"):
+                    hidden.append((check, ex, label, seed))
+            _save(result, target)
+        # The hidden checks, after the last cell: once one has handed the student's code its inputs, no cell
+        # of the student's runs again, and what the code says is never quoted (assignment.hidden_message).
+        for check, ex, label, seed in hidden:
+            if runner.dead:
+                ex.update(status="not run", message=f"{runner.dead} before the hidden check (see the note).")
+                continue
+            with _variants.using(label, seed) if label in decided else contextlib.nullcontext():
+                judged = _judged(lambda c, r: assignment.judge_hidden(c, r, edition, ex["message"]), check, runner)
+            if judged is not None:
+                ex.update(status=judged[0], message=judged[1])
             _save(result, target)
         if runner.dead:
             why = "" if not (runner.dead == "the kernel stopped" or runner.dead.startswith("the kernel stopped (")) else (
@@ -165,6 +177,23 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
             shutil.rmtree(checks_edition, ignore_errors=True)
     _save(result, target)
     return result
+
+
+def _judged(judge_check, check, runner):
+    """A check's (status, message); a check that fails in the grader costs that exercise only.
+
+    The exception's type is named only when it is Python's own: an exception the student's code raised
+    comes back as a class of the name it chose (grader/kernel.py), which is the student's text.
+    """
+    try:
+        return judge_check(check, runner)
+    except Exception as exc:  # noqa: BLE001 - never the notebook's other checks, never the class
+        name = type(exc).__name__ if type(exc).__name__ in _BUILTIN_ERRORS and type(exc).__module__ == "builtins" \
+            else "an error"
+        return "failed", f"the check could not judge this answer ({name} in the grader); the instructor can look."
+
+
+_BUILTIN_ERRORS = frozenset(n for n, c in vars(builtins).items() if isinstance(c, type) and issubclass(c, BaseException))
 
 
 def _not_regular(why):
@@ -218,7 +247,7 @@ def _worker(submission, target, chapter, editions_dir, limits, unsafe, variants=
             raw = {"student": student, "page": chapter, "exercises": [], "notes": [], "errors": []}
         where = traceback.format_exception_only(type(exc), exc)[-1].strip()
         raw.setdefault("notes", []).append(
-            f"The grader could not finish this notebook ({bounded(where, 300)}). Grade 0 for the checks that had "
+            f"The grader could not finish this notebook ({fence(where, 300)}). Grade 0 for the checks that had "
             "not reported.")
         _save(raw, target)
         os._exit(1)
