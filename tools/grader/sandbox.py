@@ -401,7 +401,8 @@ def _hidden_args(hidden, bound):
 def bwrap_command(root, tmp_size, info_fd, conn_fd, extra_fds, kernel_argv, hidden=(), overlays=(), seccomp_fd=None):
     """The bwrap command line for one kernel (run by the sandbox's user, unprivileged); ``seccomp_fd``: the
     filter every process of the sandbox runs under (:mod:`grader.syscalls`)."""
-    args = ["bwrap", *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []), "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--disable-userns",
+    args = ["bwrap", *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
+            "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--disable-userns",
             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox",
             "--info-fd", str(info_fd),
