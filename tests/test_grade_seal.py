@@ -285,6 +285,27 @@ def test_two_kernels_side_by_side_share_no_keyring_and_no_lock(sealed):
         assert _row(sealed, name)["total"] == FULL
 
 
+def test_keys_do_not_outlive_their_kernel_at_j1(tmp_path):
+    """One kernel after the other on the same slot (-j 1): what the first leaves, the second does not find."""
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    subs.mkdir()
+    numbers = {"ADD_KEY": str(syscalls.number("add_key")), "REQUEST_KEY": str(syscalls.number("request_key"))}
+    for name, code in (("a_send", attacks.CHANNEL_SEND.replace("time.sleep(8)", "time.sleep(0)")),
+                       ("b_look", attacks.CHANNEL_LOOK.replace("time.monotonic() + 8", "time.monotonic() + 2"))):
+        for placeholder, number in numbers.items():
+            code = code.replace(placeholder, number)
+        nb = _solved()
+        nb.cells.insert(0, nbformat.v4.new_code_cell(code))
+        _write(nb, subs, f"{name}.ipynb")
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out), "-j", "1",
+                           "--cell-timeout", "30"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    sent = (out / "feedback" / "a_send.md").read_text()
+    assert "channel send: key Operation not permitted" in sent, sent
+    seen = (out / "feedback" / "b_look.md").read_text()
+    assert "channel look: keys 0, locks [], errors ['Operation not permitted']" in seen, seen
+
+
 # --------------------------------------------- issue 51: markup stays text --
 
 def test_markup_is_never_obeyed_in_the_markdown_feedback(sealed):
