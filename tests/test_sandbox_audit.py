@@ -275,7 +275,7 @@ def test_keys_a_slots_user_holds_are_purged():
     import ctypes
 
     uid = sandbox.sandbox_user(sandbox.MAX_SLOTS - 1)[0]  # the last slot: no test grades there
-    numbers = {n: syscalls.number(n) for n in ("add_key", "request_key")}
+    numbers = {n: syscalls.number(n) for n in ("add_key", "keyctl")}
 
     def as_user(make):
         r, w = os.pipe()
@@ -289,8 +289,8 @@ def test_keys_a_slots_user_holds_are_purged():
                 libc = ctypes.CDLL(None, use_errno=True)
                 if make:
                     found = libc.syscall(numbers["add_key"], b"user", b"gm51-left", b"hidden", 6, ctypes.c_int(-4))
-                else:  # request_key searches the process's keyrings, the user keyring among them
-                    found = libc.syscall(numbers["request_key"], b"user", b"gm51-left", None, 0)
+                else:  # KEYCTL_SEARCH (10) in the user keyring
+                    found = libc.syscall(numbers["keyctl"], 10, ctypes.c_int(-4), b"user", b"gm51-left", 0)
                 os.write(w, b"found" if found >= 0 else b"none")
             finally:
                 os._exit(0)
