@@ -4,10 +4,10 @@ The class is made of the longest-running student edition (chapter 5 by
 default): a quarter untouched, half with the solutions pasted in, a quarter
 with one exercise wrong.  It is graded with ``tools/grade.py -j N`` and the
 wall-clock time is written to ``benchmarks/results_grade.md`` (quoted in the
-README).  Not part of ``make test``.
+guide, guide/grading.md).  Not part of ``make test``.
 
 ``--baseline REV`` also grades the same class with the grader as it was at
-git revision REV (its ``tools``, ``lib`` and ``student`` exported to a
+git revision REV (its ``tools``, ``lib``, ``student`` and ``_config.yml`` exported to a
 temporary folder), right after, on the same machine, and reports both: on a
 shared machine only such a paired ratio says what a change of the grader costs.
 
@@ -79,8 +79,8 @@ def main():
         if args.baseline:  # the grader of that revision, with its lib and student editions, in a folder of its own
             tree = Path(tmp) / "baseline-tree"
             tree.mkdir()
-            archive = subprocess.run(["git", "archive", args.baseline, "tools", "lib", "student"], cwd=ROOT,
-                                     check=True, capture_output=True).stdout
+            archive = subprocess.run(["git", "archive", args.baseline, "tools", "lib", "student", "_config.yml"],
+                                     cwd=ROOT, check=True, capture_output=True).stdout  # the book's URL: _config.yml
             subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
         seconds, baseline = 0.0, (0.0 if tree else None)
         for r in range(args.rounds):  # alternated: a load that drifts weighs on both graders alike

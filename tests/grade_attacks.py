@@ -406,3 +406,60 @@ def exec(code, ns=None, *rest):
         ns['serve'] = lambda req, ip: ip.payload_manager.write_payload(
             {'source': 'gm-grader', 'data': _j.dumps({'ok': True, 'value': 0.6})})
 """ + WRONG
+
+
+# ------------------------------------------------------ issue 51's attacks --
+# Two kernels graded side by side (the class's first two notebooks, "!chan-send" and "!chan-look"):
+# the first tries to leave a message in the user keyring and in read locks on a file every kernel can
+# read (lib/__init__.py); the second polls for it. ADD_KEY and REQUEST_KEY: this machine's numbers of the
+# calls, put in by the test. Both keep the solutions: each must end with full marks and nothing found.
+CHANNEL_SEND = """\
+import ctypes, fcntl, os, struct, time
+import lib
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.syscall(ADD_KEY, b'user', b'gm51-chan', b'hello', 5, ctypes.c_int(-4))
+key = 'planted' if r >= 0 else os.strerror(ctypes.get_errno())
+fd = os.open(lib.__file__, os.O_RDONLY)
+locks = []
+for bit, offset in enumerate((0, 2, 3, 5, 7, 11)):  # 16 bytes' worth of bits, by the offsets locked
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack('hhqqi', fcntl.F_RDLCK, 0, offset, 1, 0) + bytes(4))
+        locks.append(offset)
+    except OSError as exc:
+        locks.append(exc.strerror)
+time.sleep(8)  # while the other kernel looks
+raise RuntimeError(f'channel send: key {key}, locks {sorted(set(map(str, locks)))}')
+"""
+
+CHANNEL_LOOK = """\
+import ctypes, fcntl, os, struct, time
+import lib
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open(lib.__file__, os.O_RDONLY)
+keys, locks, errors = 0, set(), set()
+end = time.monotonic() + 8
+while time.monotonic() < end:
+    if libc.syscall(REQUEST_KEY, b'user', b'gm51-chan', None, 0) >= 0:
+        keys += 1
+    else:
+        errors.add(os.strerror(ctypes.get_errno()))
+    for offset in range(12):
+        try:
+            got = fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack('hhqqi', fcntl.F_WRLCK, 0, offset, 1, 0) + bytes(4))
+            if struct.unpack('hhqqi', got[:28])[0] != fcntl.F_UNLCK:
+                locks.add(offset)
+        except OSError as exc:
+            errors.add(exc.strerror)
+    time.sleep(0.2)
+raise RuntimeError(f'channel look: keys {keys}, locks {sorted(locks)}, errors {sorted(errors)}')
+"""
+
+# Markup of every kind a Markdown reader obeys, and backticks that try to close a code span.
+MARKUP = "<img src=x onerror=alert(1)>[click](javascript:alert(1))**bold**<b>b</b>`` ` ``</code>"
+MARKUP_CELL = f"raise type({MARKUP!r}, (Exception,), {{}})({MARKUP!r})\n"  # exception type and text
+MARKUP_ANSWERS = [  # an answer's exception (type and text), an answer's warning; the third kept
+    f"def bernoulli_mle(x):\n    raise type({MARKUP!r}, (ValueError,), {{}})({MARKUP!r})\n",
+    "import warnings\nimport numpy as np\nfrom scipy.special import xlogy\ndef bernoulli_log_likelihood(x, theta):\n"
+    f"    warnings.warn({MARKUP!r})\n    n1 = float(np.sum(x))\n"
+    "    return float(xlogy(n1, theta) + xlogy(len(x) - n1, 1.0 - theta))\n",
+]

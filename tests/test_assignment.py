@@ -175,6 +175,22 @@ LEAK = ("def poisson_log_likelihood(x, lam):\n"
         "    from scipy.special import gammaln, xlogy\n"
         "    return float(xlogy(np.sum(x), lam) - len(x) * lam - np.sum(gammaln(x + 1)))")
 
+# Issue 51's three channels for the hidden inputs: the first answer keeps what the hidden check hands it
+# (its 5000 counts: no public check has a sample that long); the second, called by its own hidden check
+# afterwards, raises them in an exception's class name, or in a home-made Delegation's .name (the checks'
+# own exception, which names what an answer called); a cell after them raises them in its text.
+KEEP = ("SEEN = []\ndef poisson_mle(x):\n    SEEN.append([int(v) for v in x])\n    return float(np.mean(x))")
+_LL = ("    from scipy.special import gammaln, xlogy\n"
+       "    return float(xlogy(np.sum(x), lam) - len(x) * lam - np.sum(gammaln(x + 1)))")
+BY_NAME = ("def poisson_log_likelihood(x, lam):\n    big = [a for a in SEEN if len(a) == 5000]\n    if big:\n"
+           "        raise type('LEAK' + ''.join(map(str, big[0][:30])), (ValueError,), {})('LEAK ' + repr(big[0][:50]))\n"
+           + _LL)
+BY_DELEGATION = ("class Delegation(Exception):\n    pass\n\ndef poisson_log_likelihood(x, lam):\n"
+                 "    big = [a for a in SEEN if len(a) == 5000]\n    if big:\n        e = Delegation('LEAK')\n"
+                 "        e.name = 'LEAK.' + '.'.join('v%d' % v for v in big[0][:40])\n        raise e\n" + _LL)
+LATER_CELL = ("big = [a for a in SEEN if len(a) == 5000]\n"
+              "if big:\n    raise RuntimeError('LEAK ' + repr(big[0][:100]))\n")
+
 
 @pytest.fixture(scope="module")
 def classroom(built, tmp_path_factory):
@@ -186,7 +202,7 @@ def classroom(built, tmp_path_factory):
     work = tmp_path_factory.mktemp("class")
     key = variants.write_key(work / "course.key")
     roster = work / "roster.csv"
-    names = ["right", "publiconly", "wrong", "hostile"]
+    names = ["right", "publiconly", "wrong", "hostile", "leak_by_name", "leak_by_delegation"]
     roster.write_text("student\n" + "\n".join(names) + "\n")
     folders, _ = variants.handout(roster, key, work / "handout", editions=build)
     handed = {name: nbformat.read(folders[name] / "hw1.ipynb", as_version=4) for name in names}
@@ -196,13 +212,16 @@ def classroom(built, tmp_path_factory):
                "publiconly": [RIGHT[0], NAIVE_LL, "answer = 0.123"],
                "wrong": ["def poisson_mle(x):\n    return float(x.sum() / (len(x) - 1))", SHORTCUT,
                          "answer = rate_variant.total / rate_variant.n"],
-               "hostile": [probe, LEAK, RIGHT[2]]}
+               "hostile": [probe, LEAK, RIGHT[2]],
+               "leak_by_name": [KEEP, BY_NAME, RIGHT[2]], "leak_by_delegation": [KEEP, BY_DELEGATION, RIGHT[2]]}
     subs = work / "submissions"
     subs.mkdir()
     for name in names:
         nb = _answered(handed[name], answers[name])
         if name == "hostile":  # its copy of the public checks' cell would kill the kernel: it is never run
             next(c for c in nb.cells if c.id == assignment.CARRIER).source = "import os\nos._exit(1)"
+        if name.startswith("leak_"):
+            nb.cells.append(nbformat.v4.new_code_cell(LATER_CELL))
         nbformat.write(nb, subs / f"{name}.ipynb")
     out = work / "grades"
     rows, done = _grade(subs, out, "--assignment", str(EXAMPLE), "--key", str(key), "--roster", str(roster))
@@ -232,7 +251,7 @@ def test_the_hidden_checks_decide(classroom):
     assert "`scipy.special.gammaln`, `scipy.special.xlogy`" in wrong["ex-hw-poisson-log-likelihood"]  # allow-list
     # each student's own numbers: the handout gave seeds, and the right answer to them passed
     seeds = {name: variants.notebook_seeds(handed[name])["ex-hw-exponential-rate"] for name in handed}
-    assert len(set(seeds.values())) == 4 and 0 not in seeds.values()
+    assert len(set(seeds.values())) == len(handed) and 0 not in seeds.values()
     assert "every notebook holds its own student's seeds" in done.stdout
     assert "pass rate by exercise" in done.stdout and "similarity: " in done.stdout  # the summary, the report
 
@@ -248,6 +267,18 @@ def test_the_sandbox_never_sees_the_assignment_and_nothing_hidden_leaks(classroo
         assert "LEAKED" not in text and "hidden_checks" not in text and "20261128" not in text
 
 
+def test_hidden_inputs_reach_no_feedback_through_any_channel(classroom):
+    rows, feedback, results, _, _, (_, out, _, _) = classroom
+    for name in ("leak_by_name", "leak_by_delegation"):
+        assert _points(rows[name]) == ["2", "0", "1"], (name, rows[name])  # its own hidden check failed it
+        page = (out / "feedback" / f"{name}.html").read_text()
+        for text in (feedback[name], page, json.dumps(results[name])):
+            assert "LEAK" not in text, (name, text)
+    said = {name: results[name]["exercises"][1]["message"] for name in ("leak_by_name", "leak_by_delegation")}
+    assert "raised an exception: an exception. Run it" in said["leak_by_name"], said
+    assert "your function calls a function this exercise does not allow" in said["leak_by_delegation"], said
+
+
 def test_html_feedback_has_no_link_to_the_web_book(classroom):
     """An instructor's homework is not a page of the web book: its HTML feedback links nowhere."""
     *_, (subs, out, key, roster) = classroom
@@ -260,8 +291,20 @@ def test_a_second_run_resumes(classroom):
     """Run again without --force: every student is skipped and grades.csv is the same."""
     rows, _, _, _, _, (subs, out, key, roster) = classroom
     again, done = _grade(subs, out, "--assignment", str(EXAMPLE), "--key", str(key), "--roster", str(roster))
-    assert "4 submission(s) already graded: skipped" in done.stdout
+    assert f"{len(rows)} submission(s) already graded: skipped" in done.stdout
     assert again == rows
+
+
+def test_hidden_message_keeps_only_the_checks_own_words():
+    made = ("poisson_mle raised an exception: LEAK0_0_4: [0, 0, 4]. Run it on a small input in a cell of its "
+            "own to debug it.")
+    assert assignment.hidden_message(made) == ("poisson_mle raised an exception: an exception. Run it on a small "
+                                                "input in a cell of its own to debug it.")
+    called = "your function calls `LEAK.v0.v0.v4`; this exercise asks you to write it."
+    assert assignment.hidden_message(called) == ("your function calls a function this exercise does not allow; "
+                                                 "this exercise asks you to write it.")
+    data = "your function's value could not be read as data: LEAK [0, 0, 4]"
+    assert assignment.hidden_message(data) == "your function's value could not be read as data."
 
 
 def test_hidden_message_removes_the_text_of_an_exception():
@@ -365,7 +408,7 @@ def _homework(folder, page=PAGE, checks=CHECKS, hidden=HIDDEN):
 
 
 def test_a_homework_written_by_hand_goes_to_grades(tmp_path):
-    """The README's commands on a new folder: make assignment, then make grade ASSIGNMENT=.
+    """The guide's commands (guide/own_homework.md) on a new folder: make assignment, then make grade ASSIGNMENT=.
 
     The folder lies inside one the sandbox binds (the venv, as tests/test_sandbox_audit.py plants its
     secrets): a third student's answer reads it and finds nothing, while a file beside it is readable.

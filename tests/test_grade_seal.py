@@ -27,7 +27,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 import authorship_corpus as authorship  # noqa: E402
 import grade_attacks as attacks  # noqa: E402
 import student  # noqa: E402
-from grader import sandbox  # noqa: E402
+from grader import sandbox, syscalls  # noqa: E402
+from grader.common import printable_name  # noqa: E402
+from grader.find import student_id  # noqa: E402
 
 from sandbox_guard import require_sandbox  # noqa: E402
 
@@ -41,6 +43,12 @@ FULL = str(len(LABELS))
 HONEST_NAMES = {b"s07\xff.ipynb": "s07\\xff", b"-rf.ipynb": "-rf", b"=HYPERLINK(1).ipynb": "=HYPERLINK(1)",
                 b"...ipynb": "..", b"a\nb.ipynb": "a\\nb", "x\u202egnp.ipynb".encode(): "x\\u202egnp",
                 b"honest.ipynb": "honest"}
+# Issue 51: a name of 64 bytes that are not UTF-8 (an LMS download), 256 characters once escaped: its id
+# is bounded (a digest), its whole name kept in grades.csv's `file`; and a name made of markup.
+LONG_NAME = b"\xe9" * 64
+MARKUP_NAME = "<img src=x onerror=alert(1)>[c](javascript:alert(1))**b**`` ` ``"  # 64 bytes, no "/"
+HONEST_NAMES[LONG_NAME + b".ipynb"] = student_id(os.fsdecode(LONG_NAME))
+HONEST_NAMES[MARKUP_NAME.encode() + b".ipynb"] = student_id(MARKUP_NAME)
 
 
 def _solved():
@@ -112,6 +120,17 @@ def sealed(tmp_path_factory):
                  "hijack_honest"):
         first_cell(name, getattr(attacks, name.upper()))
     first_cell("socket_swap", attacks.SOCKET_SWAP.replace("HOST_SOCKET", listener.path))
+    # the class's first two notebooks (by bytes): graded side by side at -j 2
+    numbers = {"ADD_KEY": str(syscalls.number("add_key")), "REQUEST_KEY": str(syscalls.number("request_key"))}
+    for name, code in (("!chan-send", attacks.CHANNEL_SEND), ("!chan-look", attacks.CHANNEL_LOOK)):
+        for placeholder, number in numbers.items():
+            code = code.replace(placeholder, number)
+        first_cell(name, code)
+    nb = _solved()
+    for cell, code in zip(_starters(nb), attacks.MARKUP_ANSWERS):
+        cell.source = code
+    nb.cells.insert(0, nbformat.v4.new_code_cell(attacks.MARKUP_CELL))
+    _write(nb, subs, "markup.ipynb")
     for name in ("big_value", "deep_reply", "huge_reply", "newline_warning", "hijack_forge"):
         answers(name, getattr(attacks, name.upper()))
     answers("odd_arrays", *attacks.ODD_ARRAYS)
@@ -161,7 +180,7 @@ def test_honest_classmates_keep_full_marks_whatever_their_file_name(sealed):
     for raw, printable in HONEST_NAMES.items():
         row = _row(sealed, printable)
         assert row["total"] == row["max"] == FULL, (printable, row)
-        assert row["file"].lstrip("'") == printable + ".ipynb" or row["file"] == printable + ".ipynb", row
+        assert row["file"].lstrip("'") == printable_name(os.fsdecode(raw)), row  # the whole name, as data
         assert (sealed["out"] / "feedback" / f"{printable}.md").is_file()
     # every row of the class, one per file
     assert len(sealed["rows"]) == len(os.listdir(os.fsencode(sealed["subs"])))
@@ -264,6 +283,57 @@ def test_student_text_never_forms_the_graders_lines(sealed):
 
 def test_no_file_left_in_the_scratch_folder(sealed):
     assert not list(sealed["scratch"].iterdir())
+
+
+# --------------------------------------------- issue 51: kernels side by side --
+
+def test_two_kernels_side_by_side_share_no_keyring_and_no_lock(sealed):
+    sent = _note(sealed, "!chan-send", "channel send:")
+    assert sent.strip() == "channel send: key Operation not permitted, locks ['Operation not permitted']", sent
+    seen = _note(sealed, "!chan-look", "channel look:")
+    assert seen.strip() == "channel look: keys 0, locks [], errors ['Operation not permitted']", seen
+    for name in ("!chan-send", "!chan-look"):
+        assert _row(sealed, name)["total"] == FULL
+
+
+def test_keys_do_not_outlive_their_kernel_at_j1(tmp_path):
+    """One kernel after the other on the same slot (-j 1): what the first leaves, the second does not find."""
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    subs.mkdir()
+    numbers = {"ADD_KEY": str(syscalls.number("add_key")), "REQUEST_KEY": str(syscalls.number("request_key"))}
+    for name, code in (("a_send", attacks.CHANNEL_SEND.replace("time.sleep(8)", "time.sleep(0)")),
+                       ("b_look", attacks.CHANNEL_LOOK.replace("time.monotonic() + 8", "time.monotonic() + 2"))):
+        for placeholder, number in numbers.items():
+            code = code.replace(placeholder, number)
+        nb = _solved()
+        nb.cells.insert(0, nbformat.v4.new_code_cell(code))
+        _write(nb, subs, f"{name}.ipynb")
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out), "-j", "1",
+                           "--cell-timeout", "30"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    sent = (out / "feedback" / "a_send.md").read_text()
+    assert "channel send: key Operation not permitted" in sent, sent
+    seen = (out / "feedback" / "b_look.md").read_text()
+    assert "channel look: keys 0, locks [], errors ['Operation not permitted']" in seen, seen
+
+
+# --------------------------------------------- issue 51: markup stays text --
+
+def test_markup_is_never_obeyed_in_the_markdown_feedback(sealed):
+    """Every .md the grader wrote, read by a CommonMark reader: the markup that a file name, an exception's
+    type and text, and a warning carried shows as code, never as an image, a link or bold text."""
+    from markdown_it import MarkdownIt
+
+    reader = MarkdownIt("commonmark").enable("table")
+    pages = {p.stem: reader.render(p.read_text(encoding="utf-8")) for p in (sealed["out"] / "feedback").glob("*.md")}
+    assert len(pages) == len(sealed["rows"])
+    for name, page in pages.items():
+        assert "<img" not in page and "<a " not in page and "<b>" not in page and "<em>" not in page, (name, page)
+        assert page.count("<strong>") == page.count("<strong>Note.</strong>"), (name, page)
+    markup = pages["markup"]
+    assert markup.count("onerror=alert(1)") >= 3, markup  # the cell's exception: type and text; the answer's
+    assert "&lt;img src=x onerror=alert(1)&gt;" in pages[MARKUP_NAME], pages[MARKUP_NAME]  # the title line
+    assert _row(sealed, "markup")["total"] == "2", _feedback(sealed, "markup")
 
 
 # ------------------------------------------------------ the key, by link --

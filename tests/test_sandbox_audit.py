@@ -11,6 +11,14 @@ binds (the venv).  The test compares the report with the allow-lists below: a
 new bind, a new bwrap version or a changed default that opens something fails
 ``make test``.  From the host, every process of the kernel's cgroups must run
 as the sandbox's own user, never as root.
+
+The seccomp filter (grader/syscalls.py) is compared with Docker's default
+profile and the calls issue 51 names, and seen refusing them inside a kernel;
+two kernels started side by side, each as its slot's own host user, try every
+channel Linux has between two processes (keyring, locks on a file both can
+read, System V and POSIX IPC, an abstract socket, /tmp and /dev/shm): the
+one finds nothing of what the other left, and no lock can be taken. Keys
+that a slot's user holds are gone once its kernel ends (the purge).
 """
 
 import os
@@ -26,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from grader import cli, sandbox  # noqa: E402
+from grader import cli, sandbox, syscalls  # noqa: E402
 from grader.kernel import AGENT_SOURCE, KernelLink, KernelRunner  # noqa: E402
 
 from sandbox_guard import require_sandbox  # noqa: E402
@@ -54,6 +62,34 @@ ENV_OPTIONAL = {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TZ",
                 # set by bwrap (PWD) and by the kernel itself (ipykernel, its debugger), not by the grader
                 "JPY_PARENT_PID", "CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "PAGER", "GIT_PAGER", "TERM",
                 "PYDEVD_USE_FRAME_EVAL", "PWD"}
+
+
+# Calls the filter must refuse (EPERM) whatever Docker's profile says: the ones Docker's documentation
+# lists as blocked by its default profile and still refused by it (docs.docker.com/engine/security/seccomp,
+# "Significant syscalls blocked by the default profile"; name_to_handle_at, adjtimex and clock_adjtime
+# it allows today), the keyring's (issue 51) and flock.
+REFUSED = ["acct", "add_key", "bpf", "clock_settime", "delete_module", "finit_module", "get_mempolicy",
+           "init_module", "ioperm", "iopl", "kcmp", "kexec_file_load", "kexec_load", "keyctl", "lookup_dcookie",
+           "mbind", "mount", "move_pages", "open_by_handle_at", "perf_event_open",
+           "pivot_root", "process_vm_readv", "process_vm_writev", "ptrace", "quotactl", "reboot", "request_key",
+           "set_mempolicy", "setns", "settimeofday", "swapon", "swapoff", "sysfs", "umount2", "unshare", "uselib",
+           "userfaultfd", "ustat", "flock"]
+
+
+def _docker_refused():
+    """The calls Docker's default profile (as vendored) never allows a container with no capability on amd64."""
+    import json
+
+    profile = json.loads(syscalls.PROFILE.read_text())
+    named, allowed = set(), set()
+    for rule in profile["syscalls"]:
+        named |= set(rule["names"])
+        includes, excludes = rule.get("includes", {}), rule.get("excludes", {})
+        applies = (not includes.get("caps") and not includes.get("minKernel")
+                   and "amd64" in includes.get("arches", ["amd64"]) and "amd64" not in excludes.get("arches", []))
+        if applies and rule["action"] == "SCMP_ACT_ALLOW":
+            allowed |= set(rule["names"])  # with arguments or not: those with some allowed forms are not counted
+    return sorted(named - allowed)
 
 
 def _tops(paths):
@@ -88,7 +124,8 @@ def audit():
             probe = (ROOT / "tests" / "sandbox_probe.py").read_text()
             walk = [VENV, str(ROOT / "lib"), "/etc"]
             asked = [str(p) for p in files.values()] + ["/etc/shadow", str(ROOT / "chapters"), "/root"]
-            error = runner.run_cell(probe + f"\nreport = probe({walk!r}, {asked!r})\n")
+            numbers = {name: syscalls.number(name) for name in [*REFUSED, "clone3"] if syscalls.number(name) is not None}
+            error = runner.run_cell(probe + f"\nreport = probe({walk!r}, {asked!r})\nreport['calls'] = calls({numbers!r})\n")
             assert error is None, error
             kind, report = runner.describe("report")
             assert kind == "value" and isinstance(report, dict), report
@@ -164,3 +201,105 @@ def test_the_key_roster_submissions_and_output_are_hidden_by_path(audit):
     assert seen["/etc/shadow"] in ("read 0 bytes", "FileNotFoundError", "PermissionError"), seen
     assert seen[str(ROOT / "chapters")] in ("FileNotFoundError", "IsADirectoryError"), seen
     assert not audit["report"]["unshare_user"] and not audit["report"]["setuid0"]
+
+
+# ------------------------------------------------------------ the filter --
+
+def test_the_filter_refuses_what_docker_refuses_and_the_channels():
+    docker = _docker_refused()
+    assert len(docker) > 40 and "bpf" in docker and "unshare" in docker, docker  # the profile was read
+    assert syscalls.denied(docker) == docker, set(docker) - set(syscalls.denied(docker))
+    assert syscalls.denied(REFUSED) == REFUSED, set(REFUSED) - set(syscalls.denied(REFUSED))
+    assert syscalls.denied(["read", "write", "openat", "mmap", "futex", "epoll_wait", "clone"]) == []
+
+
+def test_refused_calls_fail_inside_the_kernel(audit):
+    calls = audit["report"]["calls"]
+    assert calls.pop("clone3") == "ENOSYS", calls  # Docker's answer: glibc then uses clone
+    assert calls == {name: "EPERM" for name in calls}, calls
+    assert len(calls) >= 35, calls
+    assert audit["report"]["status"]["Seccomp"] == "2", audit["report"]["status"]  # a filter, for every process
+
+
+@pytest.fixture(scope="module")
+def two_kernels():
+    """Two kernels side by side, as -j 2 runs them: the first plants a message, the second looks for it."""
+    args = cli.build_parser().parse_args([str(ROOT / "student")])
+    probe = (ROOT / "tests" / "sandbox_probe.py").read_text()
+    numbers = {n: syscalls.number(n) for n in ("add_key", "keyctl", "request_key")}
+    shared, tag = str(ROOT / "lib" / "__init__.py"), f"gm51-{secrets.token_hex(4)}"
+    boxes, links, runners, uids = [], [], [], []
+    try:
+        for slot in (0, 1):
+            limits = dict(cli.limits_for(args, []), slot=slot)
+            box = sandbox.Sandbox(ROOT, limits, agent=AGENT_SOURCE)
+            boxes.append(box)
+            box.start()
+            links.append(KernelLink(box.endpoints(), box.key))
+            assert links[-1].wait_ready(60, box.alive), "a kernel did not start"
+            runners.append(KernelRunner(box, links[-1], limits))
+            uids.append({Path(f"/proc/{pid}/status").read_text().split("Uid:")[1].split()[0]
+                         for pid in box.cgroup.pids() if Path(f"/proc/{pid}").exists()})
+        first, second = runners
+        assert first.run_cell(probe + f"\nplanted = plant({tag!r}, {numbers!r}, {shared!r})\n") is None
+        assert second.run_cell(probe + f"\nfound = look({tag!r}, {numbers!r}, {shared!r})\n") is None
+        planted, found = first.describe("planted")[1], second.describe("found")[1]
+    finally:
+        for link in links:
+            link.close()
+        for box in boxes:
+            box.kill()
+    return {"planted": planted, "found": found, "uids": uids}
+
+
+def test_two_kernels_run_as_two_host_users(two_kernels):
+    first, second = two_kernels["uids"]
+    assert len(first) == len(second) == 1 and first != second, two_kernels["uids"]
+    assert {int(u) for u in first | second} == {sandbox.sandbox_user(0)[0], sandbox.sandbox_user(1)[0]}
+
+
+def test_no_channel_between_two_kernels(two_kernels):
+    planted, found = two_kernels["planted"], two_kernels["found"]
+    refused = {name: "Operation not permitted" for name in ("flock", "F_SETLK", "F_GETLK", "F_OFD_SETLK",
+                                                           "F_OFD_GETLK", "F_SETLEASE")}
+    assert planted["add_key"] == "EPERM" and planted["locks"] == refused, planted
+    assert planted["shmget"] == planted["msgget"] == planted["semget"] == planted["mq_open"] == "ok", planted
+    assert found["request_key"] == found["keyctl_read_user_keyring"] == "EPERM", found
+    assert found["locks"] == refused and found["proc_locks"] == [], found
+    assert found["shmget"] == found["msgget"] == found["semget"] == found["mq_open"] == "ENOENT", found
+    assert found["abstract"] in ("ECONNREFUSED", "ENOENT") and found["files"] == [], found
+
+
+def test_keys_a_slots_user_holds_are_purged():
+    """The second wall behind the filter: a key that a slot's host user holds is gone after purge_keys."""
+    import ctypes
+
+    uid = sandbox.sandbox_user(sandbox.MAX_SLOTS - 1)[0]  # the last slot: no test grades there
+    numbers = {n: syscalls.number(n) for n in ("add_key", "keyctl")}
+
+    def as_user(make):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(r)
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+                libc = ctypes.CDLL(None, use_errno=True)
+                if make:
+                    found = libc.syscall(numbers["add_key"], b"user", b"gm51-left", b"hidden", 6, ctypes.c_int(-4))
+                else:  # KEYCTL_SEARCH (10) in the user keyring
+                    found = libc.syscall(numbers["keyctl"], 10, ctypes.c_int(-4), b"user", b"gm51-left", 0)
+                os.write(w, b"found" if found >= 0 else b"none")
+            finally:
+                os._exit(0)
+        os.close(w)
+        os.waitpid(pid, 0)
+        with os.fdopen(r, "rb") as fh:
+            return fh.read().decode()
+
+    assert as_user(True) == "found"  # a key left in the user's keyring...
+    assert as_user(False) == "found"  # ...which another process of that user finds
+    sandbox.purge_keys(uid)
+    assert as_user(False) == "none"

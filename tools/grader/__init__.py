@@ -11,7 +11,7 @@ the grader
    which page of the book the notebook is the student edition of (its
    ``genmodels.page`` metadata, confirmed by its cells' ids);
 2. runs the submission's code cells, top to bottom, in a fresh IPython kernel
-   inside a sandbox (``grader/sandbox.py``: bubblewrap and cgroups; no network,
+   inside a sandbox (``grader/sandbox.py``: bubblewrap, cgroups and seccomp; no network,
    no view of the submissions, the output, the book's sources or the other
    kernels; memory, processes, CPU and a private ``/tmp`` bounded; every
    process killed at the end), with a time limit per cell and per notebook;
@@ -53,7 +53,8 @@ The package, one module per stage (``tools/grade.py`` is its entry point):
 
 * :mod:`grader.common`  - paths, limits, sizes, and text made safe (``bounded``);
 * :mod:`grader.find`    - the student editions, which edition a submission is, the plan of its run;
-* :mod:`grader.sandbox` - bubblewrap and cgroups: one sealed kernel per student;
+* :mod:`grader.sandbox` - bubblewrap and cgroups: one sealed kernel per student, one host user per kernel slot;
+* :mod:`grader.syscalls` - the seccomp filter of every sandboxed process (Docker's default profile, tighter);
 * :mod:`grader.kernel`  - the grader's end of the kernel: cells, requests, replies as data;
 * :mod:`grader.wire`, :mod:`grader.agent` - plain data on both sides, and what runs in the kernel;
 * :mod:`grader.judge`   - the checks of ``lib.checks``, run here on the kernel's plain data;

@@ -390,13 +390,34 @@ def editions(md):
 
 _STUDENT_TEXT = re.compile(r"(?P<head>.*? raised an exception: )(?P<name>[\w.]+)(?::.*?)?"
                            r"(?P<tail>\. Run it on a small input in a cell of its own to debug it\.)$", re.S)
+# A check's words around what the kernel said: the name the answer called (a Delegation, which an
+# answer can forge with a home-made exception and a .name of its choosing), a reply that was not data.
+_CALLED = re.compile(r"^(?P<what>your function calls|your answer is) `[^`]*`(?P<itself> itself)?;", re.S)
+_KERNEL_SAID = re.compile(r"^(?P<head>your function's value could not be read as data|the grader's call failed "
+                          r"in your kernel|the kernel's reply was not an exception): .*$", re.S)
+SHOWN_EXCEPTIONS = frozenset(
+    [n for n, c in vars(__import__("builtins")).items() if isinstance(c, type) and issubclass(c, BaseException)]
+    + ["LinAlgError"])
 
 
 def hidden_message(message):
-    """A hidden check's message as the feedback shows it: the text of a submission's exception removed
-    (an answer could put the hidden inputs there), its type kept."""
+    """A hidden check's message as the feedback shows it: nothing of what the student's code produced.
+
+    The hidden check has handed the answer its inputs, which the answer can carry out in anything the
+    grader quotes: the text of an exception (removed), its type (shown only when it is one of Python's
+    own or NumPy's LinAlgError, else "an exception"), the name a forged ``Delegation`` says it called
+    (removed), the text of a reply that was not data (removed). The check's own words stay.
+    """
     match = _STUDENT_TEXT.fullmatch(message)
-    return f"{match['head']}{match['name']}{match['tail']}" if match else message
+    if match:
+        name = match["name"] if match["name"] in SHOWN_EXCEPTIONS else "an exception"
+        return f"{match['head']}{name}{match['tail']}"
+    if (match := _CALLED.match(message)) is not None:
+        what = "your answer is a function" if match["what"] == "your answer is" else "your function calls a function"
+        return f"{what} this exercise does not allow;{message[match.end():]}"
+    if (match := _KERNEL_SAID.fullmatch(message)) is not None:
+        return f"{match['head']}."
+    return message
 
 
 PUBLIC_FAILED = "public check: "
@@ -406,30 +427,50 @@ HIDDEN_FAILED = "the public check passed, the hidden check did not: "
 HIDDEN_FAILED_END = " (the hidden check tries cases of its own, which the feedback does not show)."
 
 
-def judge(check, runner, edition):
-    """(status, message) of one exercise of an assignment: its public check, then its hidden check."""
+def judge_public(check, runner, edition):
+    """(status, message) of an assignment's exercise at its check cell: its public check only.
+
+    The hidden checks run after the notebook's last cell (:func:`judge_hidden`, grader/run.py): once a
+    hidden check has handed the student's code its inputs, no cell of the student's runs again.
+    """
     from grader.judge import run_check
 
-    assignment = edition["assignment"]
-    label = check["exercise"]
-    status, message = run_check(check, runner, fn=assignment.public_checks[check["call"][0]])
-    if status != "passed":
-        return status, f"{PUBLIC_FAILED}{message}"
-    hidden = assignment.hidden.get(label)
+    status, message = run_check(check, runner, fn=edition["assignment"].public_checks[check["call"][0]])
+    return status, (message if status == "passed" else f"{PUBLIC_FAILED}{message}")
+
+
+def judge_hidden(check, runner, edition, message):
+    """(status, message) of an exercise whose public check passed (its ``message``): its hidden check too.
+
+    Its message goes through :func:`hidden_message`: nothing the student's code produced reaches the
+    feedback, and ``None`` when the exercise has no hidden check.
+    """
+    from grader.judge import run_check
+
+    hidden = edition["assignment"].hidden.get(check["exercise"])
     if hidden is None:
-        return status, message
+        return None
     secret_status, secret = run_check(check, runner, fn=hidden)
     if secret_status == "passed":
         return "passed", f"{message}{HIDDEN_PASSED}"
     if secret_status == "not run":
-        return secret_status, f"{HIDDEN_NOT_RUN}{secret}"
+        return secret_status, f"{HIDDEN_NOT_RUN}{hidden_message(secret)}"
     return "failed", f"{HIDDEN_FAILED}{hidden_message(secret)}{HIDDEN_FAILED_END}"
+
+
+def judge(check, runner, edition):
+    """(status, message) of one exercise of an assignment: its public check, then its hidden check at once
+    (grader/run.py defers the hidden ones to the end of the notebook instead)."""
+    status, message = judge_public(check, runner, edition)
+    if status != "passed":
+        return status, message
+    return judge_hidden(check, runner, edition, message) or (status, message)
 
 
 def split_message(status, message):
     """((status, message) of the public check, (status, message) of the hidden one) of an exercise that has
-    a hidden check, from what :func:`judge` (or grader/run.py, when no check ran) recorded: Gradescope
-    shows them as two tests (grader/gradescope.py)."""
+    a hidden check, from what :func:`judge_public` and :func:`judge_hidden` (or grader/run.py, when no check
+    ran) recorded: Gradescope shows them as two tests (grader/gradescope.py)."""
     if message.startswith(PUBLIC_FAILED):
         return (status, message[len(PUBLIC_FAILED):]), ("not run", "the public check did not pass.")
     if status == "passed" and message.endswith(HIDDEN_PASSED):

@@ -6,6 +6,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import queue
 import sys
 import time
 from pathlib import Path
@@ -128,7 +129,8 @@ def main(argv=None):
     if args.key:
         args.key = args.key.resolve()
     secrets = [args.key, handouts.overrides_path(args.key)] if args.key else []
-    for secret in secrets:  # only root may read the key and its overrides, whatever else happens
+    # only root may read the key, its overrides and the roster (the class's names), whatever else happens
+    for secret in [*secrets, *([args.roster.resolve()] if args.roster else [])]:
         tightened = _owner_only(secret)
         if tightened:
             print(f"grade.py: {escape(str(secret))} was readable by other users of this machine: made readable "
@@ -152,9 +154,10 @@ def main(argv=None):
     submissions = find_submissions(args.submissions)
     results_dir, feedback_dir = args.out / "results", args.out / "feedback"
     args.out.mkdir(parents=True, exist_ok=True)
-    os.chmod(args.out, 0o700)  # the grades are the instructor's: no other user (the sandbox's) reads them
     results_dir.mkdir(parents=True, exist_ok=True)
     feedback_dir.mkdir(parents=True, exist_ok=True)
+    for folder in (args.out, results_dir, feedback_dir):  # the grades are the instructor's: no other user
+        os.chmod(folder, 0o700)                            # (a sandbox's) reads them, even moved elsewhere
     if args.student:  # only these, graded again; every other result stays as it is
         todo = [s for s in submissions if s.student in args.student]
     else:
@@ -177,12 +180,21 @@ def main(argv=None):
         print(f"{skipped} submission(s) already graded: skipped (use --force to grade them again)")
     names = {row["student"]: row["name"] for row in roster_rows if row.get("name")}
     book_url = None if args.assignment else _book_url()  # an assignment is not a page of the web book
+    jobs = max(1, args.jobs)
+    if not args.unsafe_no_sandbox and jobs > sandbox.slots():  # one host user per kernel graded at once
+        print(f"grade.py: -j {jobs}: this machine has {sandbox.slots()} sandbox user(s) "
+              f"({sandbox.SANDBOX_USER}, {sandbox.SANDBOX_USER}1, ...; tools/install_sandbox.sh makes "
+              f"{sandbox.MAX_SLOTS}): grading {sandbox.slots()} at a time", file=sys.stderr)
+        jobs = sandbox.slots()
+    free = queue.Queue()
+    for slot in range(jobs):
+        free.put(slot)
     start, done = time.monotonic(), 0
     _progress(0, len(todo), start)
     results = {}
     ctx = _pool_context()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(_grade_in_subprocess, s, args, limits, results_dir, editions, ctx, variants): s
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(_in_slot, free, s, args, limits, results_dir, editions, ctx, variants): s
                    for s in todo}
         for future in concurrent.futures.as_completed(futures):
             submission = futures[future]
@@ -194,7 +206,7 @@ def main(argv=None):
             result["file"] = submission.file
             _label(result, names, editions)
             results[submission.student] = result
-            (feedback_dir / f"{submission.student}.md").write_text(feedback(result), encoding="utf-8")
+            _write_feedback(result, feedback_dir)
             _write_html(result, feedback_dir, book_url)
             done += 1
             _progress(done, len(todo), start)
@@ -209,7 +221,7 @@ def main(argv=None):
             results[s.student]["file"] = s.file
             _label(results[s.student], names, editions)
             if not (feedback_dir / f"{s.student}.md").exists():
-                (feedback_dir / f"{s.student}.md").write_text(feedback(results[s.student]), encoding="utf-8")
+                _write_feedback(results[s.student], feedback_dir)
             if not (feedback_dir / f"{s.student}.html").exists():
                 _write_html(results[s.student], feedback_dir, book_url)
     ordered = [results[s.student] for s in submissions]
@@ -223,8 +235,13 @@ def main(argv=None):
             print(line)
     extra = [c for c in (roster_rows[0] if roster_rows else {}) if c not in handouts.ROSTER_COLUMNS]
     for fmt in args.lms:
-        path = lms.write_lms(fmt, ordered, roster_rows, editions, args.out, args.lms_columns, args.lms_assignment,
-                             extra_columns=extra)
+        try:
+            path = lms.write_lms(fmt, ordered, roster_rows, editions, args.out, args.lms_columns,
+                                 args.lms_assignment, extra_columns=extra)
+        except Exception as exc:  # noqa: BLE001 - one file of the grade book, never the class's grades
+            print(f"grade.py: {fmt}: the LMS file could not be written ({type(exc).__name__}: "
+                  f"{escape(str(exc), 300)}); grades.csv has every row", file=sys.stderr)
+            continue
         print(f"{fmt}: {path} ({len(roster_rows)} roster student(s))")
     for line in lms.refresh(ordered, roster_rows, editions, args.out, args.lms, extra_columns=extra, graded=bool(todo)):
         print(line)
@@ -236,7 +253,11 @@ def main(argv=None):
         print("\n".join(pairs))
     elif key is not None:
         print("variants: every notebook holds its own student's seeds (OUT/variants.csv)")
-    print("\n".join(write_similarity(submissions, results, editions, args.out, limits["max_notebook_size"])))
+    try:
+        print("\n".join(write_similarity(submissions, results, editions, args.out, limits["max_notebook_size"])))
+    except Exception as exc:  # noqa: BLE001 - the comparison of answers, never the class's grades
+        print(f"grade.py: the similarity report could not be written ({type(exc).__name__}: "
+              f"{escape(str(exc), 300)}); grades.csv has every row", file=sys.stderr)
     after = fingerprint(args.submissions)
     if after == before:
         print(f"submissions folder unchanged: {len(before)} file(s), sha256 checked before and after")
@@ -245,6 +266,15 @@ def main(argv=None):
     print(f"WARNING: the submissions folder changed while grading: {', '.join(escape(n, 200) for n in changed[:20])}",
           file=sys.stderr)
     return 3
+
+
+def _in_slot(free, submission, args, limits, *rest):
+    """Grade one submission in a free kernel slot (its own host user): no two kernels at once share one."""
+    slot = free.get()
+    try:
+        return _grade_in_subprocess(submission, args, dict(limits, slot=slot), *rest)
+    finally:
+        free.put(slot)
 
 
 def _grade_book_problem(args, roster_rows):
@@ -275,13 +305,23 @@ def _label(result, names, editions):
         result["title"] = title_of(editions[result["page"]])
 
 
+def _write_feedback(result, feedback_dir):
+    """OUT/feedback/<student>.md; a failure costs that file only, said on the terminal and in the row's notes."""
+    try:
+        (feedback_dir / f"{result['student']}.md").write_text(feedback(result), encoding="utf-8")
+    except Exception as exc:  # noqa: BLE001 - one student's file, never the class
+        result["notes"].append(f"The grader could not write this feedback file ({type(exc).__name__}).")
+        print(f"grade.py: no Markdown feedback for {escape(result['student'], 200)} ({type(exc).__name__}: "
+              f"{escape(str(exc), 200)}); its row is in grades.csv", file=sys.stderr)
+
+
 def _write_html(result, feedback_dir, book_url):
-    """The HTML feedback of one result; a name the file system refuses (too long) costs that page only."""
+    """The HTML feedback of one result; a failure costs that page only (the Markdown feedback has it all)."""
     try:
         feedback_html.write(result, feedback_dir, book_url)
-    except OSError as exc:
-        print(f"grade.py: no HTML feedback for {escape(result['student'], 200)}: {exc.strerror} (the Markdown "
-              "feedback has it all)", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - one student's page, never the class
+        print(f"grade.py: no HTML feedback for {escape(result['student'], 200)} ({type(exc).__name__}: "
+              f"{escape(str(exc), 200)}; the Markdown feedback has it all)", file=sys.stderr)
 
 
 def _book_url():

@@ -12,13 +12,31 @@ from typing import NamedTuple
 from grader.common import EDITIONS, bounded, escape, fence, printable_name
 
 
+MAX_ID = 64  # bytes of a student id: OUT/results/<id>.json.tmp and the feedback files stay far below NAME_MAX
+
+
 class Submission(NamedTuple):
     """One ``.ipynb`` of the submissions folder, named as the grader names it."""
 
     path: Path
-    student: str  # the file name without .ipynb, printable (grades.csv's `student`, OUT/feedback/<student>.md)
+    student: str  # the student id (student_id): grades.csv's `student`, OUT/feedback/<student>.md
     file: str  # the whole file name, printable (grades.csv's `file`): escapes show bytes that are not UTF-8
     regular: bool  # a regular file; a link, a folder or a device is never opened
+
+
+def student_id(stem):
+    """The id of the student whose file is ``stem``.ipynb (str, as os.fsdecode gives it): bounded, printable.
+
+    A name that is printable and at most MAX_ID bytes is its own id (``s07``, ``s07\\xff`` for a byte
+    that is not UTF-8).  A longer one, or an empty one, becomes its first 24 printable characters and
+    a digest of the whole name (``\\xe9\\xe9...-3f1c...``): the file names the grader derives from it
+    always fit, two names never share an id, and the whole name is kept as data (grades.csv's `file`).
+    """
+    printable = printable_name(stem)
+    if printable and len(printable.encode()) <= MAX_ID:
+        return printable
+    digest = hashlib.sha256(os.fsencode(stem)).hexdigest()[:16]
+    return f"{printable[:24]}-{digest}" if printable else f"unnamed-{digest}"
 
 
 def find_submissions(folder):
@@ -27,8 +45,11 @@ def find_submissions(folder):
     for entry in sorted(os.scandir(folder), key=lambda e: os.fsencode(e.name)):
         if not entry.name.endswith(".ipynb"):
             continue
-        regular = stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode)
-        found.append(Submission(Path(entry.path), printable_name(Path(entry.name).stem), printable_name(entry.name),
+        try:
+            regular = stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode)
+        except OSError:  # gone, or unreadable: its row says it is not a notebook file
+            regular = False
+        found.append(Submission(Path(entry.path), student_id(Path(entry.name).stem), printable_name(entry.name),
                                 regular))
     return found
 

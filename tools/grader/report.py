@@ -8,7 +8,7 @@ import re
 import sys
 import time
 
-from grader.common import ROOT, STATUSES, bounded, csv_cell, escape
+from grader.common import ROOT, STATUSES, bounded, csv_cell, escape, fence
 from grader.judge import VERDICTS
 
 def validated(raw, student, editions, fallback_page=None):
@@ -46,12 +46,18 @@ _STAMPS = {"graded_at": re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"), "sha256"
 
 
 def feedback(result):
-    """The Markdown feedback of one result; ``result["name"]`` and ``result["title"]`` (the roster's name, the
-    homework's title), when the grader knows them, head it."""
-    who = f"{escape(result['name'], 200)} ({result['student']})" if result.get("name") else result["student"]
+    """OUT/feedback/<student>.md, headed by ``result["name"]`` and ``result["title"]`` (the roster's name, the
+    homework's title) when the grader knows them. Student text is data here too: the student id and name
+    (title line included) and every exercise's message (a check's words around the answer's exception,
+    warnings, values) are code spans, whose backticks outnumber any run of the text's own; the notes quote
+    the student's text as code where they are written (grader/run.py, grader/find.py). No markup of a
+    student's reaches the page."""
+    who = fence(result["student"], 200)
+    if result.get("name"):
+        who = f"{fence(result['name'], 200)} ({who})"
     lines = [f"# Feedback for {who}", ""]
     if result.get("title"):
-        lines += [f"Homework: {escape(result['title'], 200)}", ""]
+        lines += [f"Homework: {fence(result['title'], 200)}", ""]
     if result["page"]:
         lines += [f"Notebook: {result['page']}", ""]
     if result.get("graded_at"):
@@ -62,7 +68,7 @@ def feedback(result):
     lines += [f"Score: {total:g} / {top:g}", "", "| exercise | points | result | message |", "|---|---:|---|---|"]
     for number, ex in enumerate(result["exercises"], 1):
         earned = ex["points"] if ex["status"] == "passed" else 0
-        message = " ".join(shown_message(ex).replace("|", "\\|").splitlines())
+        message = fence(shown_message(ex)).replace("|", "\\|")  # a pipe ends a table cell even in a code span
         lines.append(f"| Exercise {number} ({ex['exercise']}) | {earned:g} / {ex['points']:g} | {ex['status']} "
                      f"| {message} |")
     return "\n".join(lines) + "\n"
@@ -170,10 +176,10 @@ def write_similarity(submissions, results, editions, out, max_size):
                 if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
                     continue
                 nb = nbformat.reads(fh.read(max_size + 1).decode("utf-8"), as_version=4)
-        except Exception:  # noqa: BLE001 - an unreadable notebook has no answers to compare
+            answers[submission.student] = similarity.answers_of(nb, edition["checks"])
+            starters.update(similarity.answers_of(edition["nb"], edition["checks"]))
+        except Exception:  # noqa: BLE001 - a notebook that cannot be read or parsed has no answers to compare
             continue
-        answers[submission.student] = similarity.answers_of(nb, edition["checks"])
-        starters.update(similarity.answers_of(edition["nb"], edition["checks"]))
     checks = [getattr(lib.checks, name) for name in lib.checks.__all__]
     rows = similarity.report(answers, similarity.book_solutions(ROOT / "chapters"),
                              similarity.lib_sources(checks), starters=starters)

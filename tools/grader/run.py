@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+import contextlib
 import json
 import os
 import secrets
@@ -78,12 +80,12 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
         _save(result, target)
         return result
     edition = editions[page]
-    judge_check = run_check
-    if edition.get("assignment"):  # its public and its hidden check (grader/assignment.py)
-        from grader.assignment import judge
+    judge_check, hidden = run_check, []  # hidden: the assignment's exercises whose hidden check is still to run
+    if edition.get("assignment"):  # its public check here, its hidden check after the last cell (grader/assignment.py)
+        from grader import assignment
 
         def judge_check(check, runner):
-            return judge(check, runner, edition)
+            return assignment.judge_public(check, runner, edition)
     steps, notes = plan(nb, edition)
     result["notes"] += notes
     code = None
@@ -98,8 +100,8 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
     result["variants"] = [[label, verdict, owner] for label, (_, verdict, owner) in decided.items()]
     others = sorted({owner for _, verdict, owner in decided.values() if verdict == "other"})
     if others:
-        result["notes"].append(f"This notebook was handed out to {', '.join(others)}: its variant exercises are "
-                               "graded 0.")
+        result["notes"].append(f"This notebook was handed out to {', '.join(fence(o, 100) for o in others)}: its "
+                               "variant exercises are graded 0.")
     for ex in result["exercises"]:
         ex["message"] = "not run: the notebook stopped before this check (see the note)."
     _save(result, target)
@@ -155,13 +157,23 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
                 ex.update(status="not run", message=f"{runner.dead} before this check (see the note).")
             elif verdict != "own":
                 ex.update(status="failed", message=variant_message(label, verdict, owner, variants["keyed"]))
-            elif label in decided:
-                with _variants.using(label, seed):  # the student's own numbers, from the key
-                    status, message = judge_check(check, runner)
-                ex.update(zip(("status", "message"), _judged_as_own(code, check, ran, status, message)))
             else:
-                status, message = judge_check(check, runner)
+                with _variants.using(label, seed) if label in decided else contextlib.nullcontext():
+                    status, message = _judged(judge_check, check, runner)  # the student's own numbers, from the key
                 ex.update(zip(("status", "message"), _judged_as_own(code, check, ran, status, message)))
+                if ex["status"] == "passed" and edition.get("assignment"):
+                    hidden.append((check, ex, label, seed))
+            _save(result, target)
+        # The hidden checks, after the last cell: once one has handed the student's code its inputs, no cell
+        # of the student's runs again, and what the code says is never quoted (assignment.hidden_message).
+        for check, ex, label, seed in hidden:
+            if runner.dead:
+                ex.update(status="not run", message=f"{runner.dead} before the hidden check (see the note).")
+                continue
+            with _variants.using(label, seed) if label in decided else contextlib.nullcontext():
+                judged = _judged(lambda c, r: assignment.judge_hidden(c, r, edition, ex["message"]), check, runner)
+            if judged is not None:
+                ex.update(status=judged[0], message=judged[1])
             _save(result, target)
         if runner.dead:
             why = "" if not (runner.dead == "the kernel stopped" or runner.dead.startswith("the kernel stopped (")) else (
@@ -197,6 +209,23 @@ def _judged_as_own(code, check, position, status, message):
     if isinstance(code, Exception):
         return "failed", "not graded: the grader could not read this notebook's code (see the note)."
     return with_authorship(status, message, authorship(code, check, position))
+
+
+def _judged(judge_check, check, runner):
+    """A check's (status, message); a check that fails in the grader costs that exercise only.
+
+    The exception's type is named only when it is Python's own: an exception the student's code raised
+    comes back as a class of the name it chose (grader/kernel.py), which is the student's text.
+    """
+    try:
+        return judge_check(check, runner)
+    except Exception as exc:  # noqa: BLE001 - never the notebook's other checks, never the class
+        name = type(exc).__name__ if type(exc).__name__ in _BUILTIN_ERRORS and type(exc).__module__ == "builtins" \
+            else "an error"
+        return "failed", f"the check could not judge this answer ({name} in the grader); the instructor can look."
+
+
+_BUILTIN_ERRORS = frozenset(n for n, c in vars(builtins).items() if isinstance(c, type) and issubclass(c, BaseException))
 
 
 def _not_regular(why):
@@ -250,7 +279,7 @@ def _worker(submission, target, chapter, editions_dir, limits, unsafe, variants=
             raw = {"student": student, "page": chapter, "exercises": [], "notes": [], "errors": []}
         where = traceback.format_exception_only(type(exc), exc)[-1].strip()
         raw.setdefault("notes", []).append(
-            f"The grader could not finish this notebook ({bounded(where, 300)}). Grade 0 for the checks that had "
+            f"The grader could not finish this notebook ({fence(where, 300)}). Grade 0 for the checks that had "
             "not reported.")
         _save(raw, target)
         os._exit(1)
@@ -307,6 +336,8 @@ def _grade_in_subprocess(submission, args, limits, results_dir, editions, ctx, v
                 "Grade 0 for the checks that had not reported.")
     shutil.rmtree(checks_edition, ignore_errors=True)
     sandbox.remove_stale_cgroups(proc.pid)
+    if not args.unsafe_no_sandbox:  # a worker killed at the time limit did not purge its slot's keyrings
+        sandbox.purge_keys(sandbox.sandbox_user(limits.get("slot", 0))[0])
     try:
         raw = json.loads(target.read_text())
     except (OSError, ValueError):

@@ -63,6 +63,9 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 DEVICES = ("null", "zero", "full", "random", "urandom")
 SHM_SIZE = 64 * 2**20
+MAX_SLOTS = 16  # host users made by tools/install_sandbox.sh: one per kernel graded at the same time
+KEYCTL_CLEAR = 7  # keyctl(2)'s command that empties a keyring
+KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -4, -5
 SOCKETS = {"shell": "k-1", "control": "k-4"}  # the kernel's files in /tmp/.gm the grader connects to
 
 KERNEL_LAUNCHER = """\
@@ -222,16 +225,56 @@ def bwrap_path():
     return shutil.which("bwrap")
 
 
-def sandbox_user():
-    """(uid, gid) of the sandbox's host user, or a SandboxUnavailable that says how to make it."""
+def slot_user(slot):
+    """The host user of kernel slot ``slot``: gm-sandbox (slot 0), gm-sandbox1, gm-sandbox2, ..."""
+    return SANDBOX_USER if slot == 0 else f"{SANDBOX_USER}{slot}"
+
+
+def sandbox_user(slot=0):
+    """(uid, gid) of the host user of kernel slot ``slot``, or a SandboxUnavailable that says how to make it."""
+    name = slot_user(slot)
     try:
-        entry = pwd.getpwnam(SANDBOX_USER)
+        entry = pwd.getpwnam(name)
     except KeyError:
-        raise SandboxUnavailable(f"no user {SANDBOX_USER} to run the students' code as: run "
+        raise SandboxUnavailable(f"no user {name} to run the students' code as: run "
                                  "tools/install_sandbox.sh (as root) to create it") from None
     if entry.pw_uid == 0 or entry.pw_gid == 0:
-        raise SandboxUnavailable(f"the user {SANDBOX_USER} is root or in root's group: it must own nothing")
+        raise SandboxUnavailable(f"the user {name} is root or in root's group: it must own nothing")
     return entry.pw_uid, entry.pw_gid
+
+
+def slots():
+    """How many kernels may run at once, each as a host user of its own (gm-sandbox, gm-sandbox1, ...)."""
+    count = 0
+    while count < MAX_SLOTS:
+        try:
+            sandbox_user(count)
+        except SandboxUnavailable:
+            break
+        count += 1
+    return count
+
+
+def purge_keys(uid):
+    """Clear the keyrings of host user ``uid`` (its user and user-session keyrings), as that user.
+
+    The seccomp filter refuses the keyring calls inside the sandbox; this is the second wall: whatever
+    a kernel could have left there is gone before the slot's user runs the next student's kernel.
+    Runs in a child that becomes ``uid`` (root may not clear another user's keyrings by their special ids).
+    """
+    from grader import syscalls
+
+    libc, number = _libc(), syscalls.number("keyctl")
+
+    def clear():
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        for ring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING):
+            libc.syscall(number, KEYCTL_CLEAR, ring)
+
+    subprocess.run(["/bin/true"], preexec_fn=clear, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False, timeout=30)
 
 
 def _visible_paths(root):
@@ -355,9 +398,11 @@ def _hidden_args(hidden, bound):
     return args
 
 
-def bwrap_command(root, tmp_size, info_fd, conn_fd, extra_fds, kernel_argv, hidden=(), overlays=()):
-    """The bwrap command line for one kernel (run by the sandbox's user, unprivileged)."""
-    args = ["bwrap", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--disable-userns",
+def bwrap_command(root, tmp_size, info_fd, conn_fd, extra_fds, kernel_argv, hidden=(), overlays=(), seccomp_fd=None):
+    """The bwrap command line for one kernel (run by the sandbox's user, unprivileged); ``seccomp_fd``: the
+    filter every process of the sandbox runs under (:mod:`grader.syscalls`)."""
+    args = ["bwrap", *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
+            "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--disable-userns",
             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox",
             "--info-fd", str(info_fd),
@@ -434,7 +479,7 @@ class Sandbox:
 
     def __init__(self, root, limits, unsafe=False, agent=""):
         self.root, self.limits, self.unsafe, self.agent = Path(root).resolve(), limits, unsafe, agent
-        self.proc = self.cgroup = self.child_pid = None
+        self.proc = self.cgroup = self.child_pid = self.uid = None
         self.key = secrets.token_hex(32)
         self.work = None
         self.gm_dir = None  # the grader's handle on the kernel's /tmp/.gm (O_PATH, opened without links)
@@ -465,16 +510,26 @@ class Sandbox:
             self.child_pid = self.proc.pid
             self._gm_path = str(self.work)
             return self
-        uid, gid = sandbox_user()
+        from grader import syscalls
+
+        uid, gid = sandbox_user(limits.get("slot", 0))  # this kernel slot's own host user
+        self.uid = uid
+        try:
+            program = syscalls.bpf()
+        except syscalls.SeccompUnavailable as exc:
+            raise SandboxUnavailable(str(exc)) from None
         self.cgroup = Cgroup(limits["tree_memory"], limits["processes"])
         info_r, info_w = os.pipe()
         conn_r, conn_w = os.pipe()
         os.write(conn_w, json.dumps(conn_inside).encode())
         os.close(conn_w)
-        fds = []
+        seccomp_r, seccomp_w = os.pipe()  # a few KiB: within a pipe's buffer, written before bwrap reads it
+        os.write(seccomp_w, program)
+        os.close(seccomp_w)
+        fds = [seccomp_r]
         try:
             cmd = bwrap_command(self.root, limits["tmp_size"], info_w, conn_r, fds, kernel_argv,
-                                limits.get("hidden", ()), limits.get("overlays", ()))
+                                limits.get("hidden", ()), limits.get("overlays", ()), seccomp_fd=seccomp_r)
             # the overlays' sources too: a TMPDIR in a private folder (pytest's) is shown the same way
             staging = _staging(_visible_paths(self.root) + [str(src) for src, _ in limits.get("overlays", ())],
                                uid, gid)
@@ -588,6 +643,9 @@ class Sandbox:
         if self.cgroup is not None:
             self.cgroup.destroy()
             self.cgroup = None
+        if self.uid is not None:  # every process of the slot's user is gone: its keyrings are emptied
+            purge_keys(self.uid)
+            self.uid = None
         for fd, _ in self.sockets.values():
             os.close(fd)
         self.sockets = {}
@@ -609,5 +667,11 @@ def probe(root, limits):
     try:
         sandbox_user()
     except SandboxUnavailable as exc:
+        return str(exc)
+    from grader import syscalls
+
+    try:
+        syscalls.bpf()
+    except syscalls.SeccompUnavailable as exc:
         return str(exc)
     return None
