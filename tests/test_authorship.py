@@ -333,3 +333,39 @@ def test_a_check_that_crashes_on_salted_inputs_runs_again_on_others():
     with _core.salted(always):
         status, message = judge.run_check(check, Runner(), fn=flaky)
     assert status == "failed" and "could not evaluate" in message
+
+
+# ------------------------------------ the corpus of correct alternatives (issue 52's) --
+
+def _right_answers():
+    """Every correct answer of the corpus of student mistakes (tests/mistakes/chNN.py): two or more per
+    exercise of the book, each written differently from the book's solution."""
+    import importlib
+
+    pages = {c["exercise"]: page for page, e in EDITIONS.items() for c in e["checks"]}
+    cases = []
+    for module in sorted((ROOT / "tests" / "mistakes").glob("ch*.py")):
+        for case in importlib.import_module(f"tests.mistakes.{module.stem}").CASES:
+            if case.kind == "right" and case.exercise in pages:
+                cases.append((pages[case.exercise], case.exercise, case.source))
+    return cases
+
+
+RIGHT_ANSWERS = _right_answers()
+
+
+def test_every_exercise_has_two_correct_alternatives_for_the_rule():
+    counts = {}
+    for _, exercise, _ in RIGHT_ANSWERS:
+        counts[exercise] = counts.get(exercise, 0) + 1
+    every = {c["exercise"] for e in EDITIONS.values() for c in e["checks"]}
+    assert {ex for ex in every if counts.get(ex, 0) < 2} == set()
+
+
+@pytest.mark.parametrize("page,exercise,text", RIGHT_ANSWERS,
+                         ids=[f"{ex}-{i}" for i, (_, ex, _) in enumerate(RIGHT_ANSWERS)])
+def test_a_correct_alternative_of_the_mistakes_corpus_keeps_to_the_rule(page, exercise, text):
+    """Honest work is never refused: each correct answer of the corpus (loops, helpers, einsum, other
+    libraries the page allows...), put in the place of the book's solution, passes the rule."""
+    found = _verdicts(_with_answer(page, exercise, [text]), page)
+    assert not found.get(exercise), [p.message for p in found[exercise]]
