@@ -591,24 +591,9 @@ def _module_level(stmt):
         stack.extend(ast.iter_child_nodes(node))
 
 
-class _Unreadable(ast.NodeVisitor):
-    """Collect, in one student cell, the :class:`Finding` list and the :class:`Store` list."""
-
-    def __init__(self, code, cell):
-        self.code, self.cell, self.scopes = code, cell, []
-
-    def run(self):
-        try:
-            self.visit(self.cell.tree)
-        except RecursionError:
-            self.find(1, "code nested too deeply for the grader to read")
-
-    def find(self, line, what):
-        self.code._findings.append(Finding(self.cell.id, self.cell.index, line or 1, what))
-
-    def store(self, node, value):
-        self.code._stores.append(Store(self.cell.id, self.cell.index, getattr(node, "lineno", 1), value,
-                                       tuple(self.scopes)))
+class _Scoped(ast.NodeVisitor):
+    """A visitor that keeps ``self.scopes`` as Python does: a function, lambda, class or comprehension
+    opens a :class:`_Scope`; its decorators, defaults and bases are visited in the enclosing one."""
 
     def generic_visit(self, node):
         kind = _SCOPE_NODES.get(type(node))
@@ -642,6 +627,26 @@ class _Unreadable(ast.NodeVisitor):
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = generic_visit
     visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = generic_visit
+
+
+class _Unreadable(_Scoped):
+    """Collect, in one student cell, the :class:`Finding` list and the :class:`Store` list."""
+
+    def __init__(self, code, cell):
+        self.code, self.cell, self.scopes = code, cell, []
+
+    def run(self):
+        try:
+            self.visit(self.cell.tree)
+        except RecursionError:
+            self.find(1, "code nested too deeply for the grader to read")
+
+    def find(self, line, what):
+        self.code._findings.append(Finding(self.cell.id, self.cell.index, line or 1, what))
+
+    def store(self, node, value):
+        self.code._stores.append(Store(self.cell.id, self.cell.index, getattr(node, "lineno", 1), value,
+                                       tuple(self.scopes)))
 
     def _module(self, name):
         """The dotted name ``name`` stands for here if it is an import (of a function scope or a global)."""
@@ -798,43 +803,11 @@ class _Reach:
         _Walk(self, cell, scopes, now, before).visit(node)
 
 
-class _Walk(ast.NodeVisitor):
+class _Walk(_Scoped):
     """Walk one unit of student code, resolving its names in Python's scopes."""
 
     def __init__(self, reach, cell, scopes, now=None, before=None):
         self.reach, self.cell, self.scopes, self.now, self.before = reach, cell, list(scopes), now, before
-
-    def generic_visit(self, node):
-        kind = _SCOPE_NODES.get(type(node))
-        if kind is None:
-            return super().generic_visit(node)
-        scope = _Scope(kind, node)
-        outer = []
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            outer = (getattr(node, "decorator_list", []) + node.args.defaults
-                     + [d for d in node.args.kw_defaults if d])
-        elif isinstance(node, ast.ClassDef):
-            outer = node.decorator_list + node.bases + [k.value for k in node.keywords]
-        for sub in outer:
-            self.visit(sub)
-        self.scopes.append(scope)
-        try:
-            if isinstance(node, ast.Lambda):
-                self.visit(node.body)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                for stmt in node.body:
-                    self.visit(stmt)
-            else:
-                for gen in node.generators:
-                    self.visit(gen)
-                for field in ("elt", "key", "value"):
-                    if getattr(node, field, None) is not None:
-                        self.visit(getattr(node, field))
-        finally:
-            self.scopes.pop()
-
-    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = generic_visit
-    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = generic_visit
 
     def _now(self):
         """Whether the code being walked runs when a value is stored (not later)."""
