@@ -183,12 +183,4 @@ class ContainerSandbox(sandbox.Sandbox):
                 self.proc.communicate(timeout=10)
             except (subprocess.TimeoutExpired, ValueError):
                 pass
-        for fd, _ in self.sockets.values():
-            os.close(fd)
-        self.sockets = {}
-        if self.gm_dir is not None:
-            os.close(self.gm_dir)
-            self.gm_dir = None
-        if self.work is not None:
-            shutil.rmtree(self.work, ignore_errors=True)
-            self.work = None
+        self._release_files()

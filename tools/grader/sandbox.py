@@ -646,6 +646,10 @@ class Sandbox:
         if self.uid is not None:  # every process of the slot's user is gone: its keyrings are emptied
             purge_keys(self.uid)
             self.uid = None
+        self._release_files()
+
+    def _release_files(self):
+        """Close the kernel's sockets and folder descriptor and remove its working folder."""
         for fd, _ in self.sockets.values():
             os.close(fd)
         self.sockets = {}
