@@ -132,7 +132,11 @@ browser: $(STAMP)
 notebooks: $(STAMP)
 	$(THREADS) $(PY) tools/book.py execute
 	$(PY) tools/student.py
-	$(PY) tools/edition_cells.py
+	# The check cells know the edition's own cells by fingerprint (lib/checks/_edition_cells.py, from the
+	# student editions just written): where those changed, the pages ran against the old ones and their
+	# checks would call the book's own code the student's, so they run again against the new ones.
+	$(PY) tools/edition_cells.py --check || { $(PY) tools/edition_cells.py && \
+	  $(THREADS) $(PY) tools/book.py execute --all && $(PY) tools/student.py; }
 
 # The student builder (_ext/student_edition.py) reuses the HTML build's _build/.doctrees.
 student: $(STAMP)

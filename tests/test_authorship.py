@@ -369,3 +369,15 @@ def test_a_correct_alternative_of_the_mistakes_corpus_keeps_to_the_rule(page, ex
     libraries the page allows...), put in the place of the book's solution, passes the rule."""
     found = _verdicts(_with_answer(page, exercise, [text]), page)
     assert not found.get(exercise), [p.message for p in found[exercise]]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_check_of_the_executed_book_passed(page):
+    """The committed pages ran their solutions through every check, rule included: a page executed
+    against stale fingerprints of the edition's cells (lib/checks/_edition_cells.py) shows the book's
+    own code refused, which `make notebooks` avoids by running such pages again."""
+    for cell in _chapter(page).cells:
+        if cell.cell_type == "code" and "check" in cell.metadata.get("tags", []):
+            shown = "".join("".join(o.get("data", {}).get("text/plain", "")) + "".join(o.get("text", ""))
+                            for o in cell.get("outputs", []))
+            assert shown.startswith(("[PASSED]", "'[PASSED]", '"[PASSED]')), (cell.source, shown[:300])
