@@ -699,7 +699,11 @@ def check(exercise, what_was_checked, *, allow=(), solves=()):
 def _authorship_here(check_fn, args, kwargs):
     """The authorship problems of a check run in a student's notebook (lib.checks._policy.notebook_problems):
     the grader's rule, read from the kernel's history, so that nothing is learnt only at grading time.
-    None where the grader judges (its answers run elsewhere; it applies the rule itself) or outside IPython."""
+    None where the grader judges (its answers run elsewhere; it applies the rule itself), outside IPython,
+    and for an instructor's own checks (an assignment's checks.py): the rule is the book's, whose exercises
+    carry allow-lists and whose edition's cells are known; the grader does not apply it to assignments either."""
+    if not getattr(check_fn, "__module__", "").startswith(f"{__package__}."):
+        return None
     if _SALT.get() is not None or any(getattr(a, "runs_elsewhere", False) is True
                                       for a in (*args, *kwargs.values())):
         return None
