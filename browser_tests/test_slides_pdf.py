@@ -41,7 +41,13 @@ def printed(tmp_path_factory):
     deck = out / "02_maximum_likelihood.html"
     deck.write_text(slide_decks.PAGE.format(title="Maximum likelihood", book="The book", slides=sections,
                                             mathjax="{}"), encoding="utf-8")
-    written = slides.write_pdfs([deck], out / "pdf")
+    # In a process of its own: Playwright's sync API refuses to run inside the asyncio loop that the
+    # other browser tests of this session leave behind.
+    script = ("import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); import slides; "
+              "slides.write_pdfs([Path(sys.argv[2])], Path(sys.argv[3]))")
+    subprocess.run([sys.executable, "-c", script, str(ROOT / "tools"), str(deck), str(out / "pdf")],
+                   check=True, timeout=600)
+    written = sorted((out / "pdf").glob("*.pdf"))
     slide_decks.write_index(out, "The book")
     return out, written
 

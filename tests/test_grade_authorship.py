@@ -127,7 +127,7 @@ def graded(tmp_path_factory):
 
 def _feedback(out, student, exercise):
     text = (out / "feedback" / f"{student}.md").read_text()
-    return next(line for line in text.splitlines() if line.startswith(f"| {exercise} |"))
+    return next(line for line in text.splitlines() if line.startswith("| Exercise ") and f"({exercise}) |" in line)
 
 
 def test_honest_classmates_keep_full_marks(graded):

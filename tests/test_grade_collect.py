@@ -354,7 +354,7 @@ def test_moodle_class_graded_with_per_exercise_feedback_and_a_feedback_zip(class
         assert sorted(archive.namelist()) == ["Ada Lovelace_7001_assignsubmission_file_/feedback.html",
                                               "Alan Turing_7002_assignsubmission_file_/feedback.html"]
     md = (out / "feedback" / "s02.md").read_text()
-    assert md.startswith("# Feedback for Alan Turing (s02)")
+    assert md.startswith("# Feedback for ` Alan Turing ` (` s02 `)")  # student text quoted as code
     assert "Homework: " in md and "| Exercise 1 (" in md and "passed: Passed:" not in md
     assert "run that cell again" not in md and "hand the notebook in again" in md
     result = json.loads((out / "results" / "s01.json").read_text())

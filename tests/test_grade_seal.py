@@ -292,8 +292,8 @@ def test_two_kernels_side_by_side_share_no_keyring_and_no_lock(sealed):
     assert sent.strip() == "channel send: key Operation not permitted, locks ['Operation not permitted']", sent
     seen = _note(sealed, "!chan-look", "channel look:")
     assert seen.strip() == "channel look: keys 0, locks [], errors ['Operation not permitted']", seen
-    for name in ("!chan-send", "!chan-look"):
-        assert _row(sealed, name)["total"] == FULL
+    for name in ("!chan-send", "!chan-look"):  # full marks but for what the authorship rule refuses (ctypes)
+        assert _row(sealed, name)["total"] == _total(sealed, name)
 
 
 def test_keys_do_not_outlive_their_kernel_at_j1(tmp_path):

@@ -104,9 +104,9 @@ INDEPENDENT = {
             def m_step_spherical(X, resp):
                 Nk = np.einsum("ik->k", resp)
                 mu = np.einsum("ik,id->kd", resp, X) / Nk[:, None]
-                # E[|x|^2] - |mu|^2 per component, then divide by the dimension
-                second = np.einsum("ik,id,id->k", resp, X, X) / Nk
-                var = (second - np.einsum("kd,kd->k", mu, mu)) / X.shape[1]
+                # E[|x - mu|^2] per component (about the new means), then divide by the dimension
+                diff = X[:, None, :] - mu[None, :, :]
+                var = np.einsum("ik,ikd,ikd->k", resp, diff, diff) / Nk / X.shape[1]
                 return Nk / X.shape[0], mu, var
         """),
         _src("""

@@ -256,7 +256,7 @@ def build(out, page=None, assignment=None, key=None, roster=None, wheel=None, id
             for arc, text in files.items():
                 _add(z, arc, text.encode(), 0o755 if arc in ("setup.sh", "run_autograder") else 0o644)
             _add(z, f"wheels/{wheel.name}", wheel.read_bytes())
-            for path in sorted((TOOLS / "grader").glob("*.py")):
+            for path in sorted([*(TOOLS / "grader").glob("*.py"), *(TOOLS / "grader").glob("*.json")]):  # the seccomp profile too
                 _add(z, f"grader/tools/grader/{path.name}", path.read_bytes())
             _add(z, "grader/tools/gradescope.py", (TOOLS / "gradescope.py").read_bytes())
             for rel in BUNDLE_FILES:
