@@ -242,7 +242,8 @@ def test_every_results_json_validates_and_scores_as_make_grade(page):
 
 def test_a_hostile_notebook_forges_nothing_and_reads_nothing(page):
     data, _, _ = page["results"]["hostile"]
-    assert data["score"] == 2 and data["tests"][0]["score"] == 0
+    # make grade's score: the exercises after its hostile cell are not graded as its own (issue 49's rule)
+    assert data["score"] == page["book"]["s-hostile"] and data["tests"][0]["score"] == 0
     said = data["tests"][0]["output"]
     assert "SEEN" in said and "READ" not in said, said  # bubblewrap: none of those paths exists for it
     time.sleep(1.0)  # a forger left behind would have written by now
@@ -258,7 +259,7 @@ def test_where_bubblewrap_cannot_start_the_container_is_the_boundary(page, base)
     data, seconds, stdout = _run(set_up, base / "container-hostile", hostile, _metadata("s-hostile"),
                                  page["venv"], boundary="container")
     assert "(container)" in stdout
-    assert data["score"] == page["book"]["s-hostile"] == 2  # its two honest answers judged through the boundary
+    assert data["score"] == page["book"]["s-hostile"]  # judged through the boundary as make grade judges it
     assert "the container is the boundary" in data["output"] and "gm-autograder" in data["output"]
     said = data["tests"][0]["output"]
     assert "READ" not in said and "PermissionError" in said, said  # root's files: the key, submissions, checks
