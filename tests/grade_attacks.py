@@ -220,7 +220,7 @@ MEMORY_CHILDREN = f"""\
 import subprocess, sys, time
 code = 'import time; block = b"x" * (900 * 2**20); time.sleep(60)'  # written: resident memory
 children = [subprocess.Popen([sys.executable, '-c', code, '{MARKER}-memory']) for _ in range(3)]
-deadline = time.monotonic() + 20  # a loaded machine starts them slowly: wait for the bound to act
+deadline = time.monotonic() + 26  # a loaded machine starts them slowly: wait for the bound to act (cell limit 30 s)
 while time.monotonic() < deadline and all(p.poll() is None for p in children):
     time.sleep(0.2)
 time.sleep(1)
