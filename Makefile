@@ -75,6 +75,7 @@ test: $(STAMP)
 GRADING_TESTS := $(sort $(wildcard tests/test_grade*.py)) tests/test_variants.py tests/test_shortcuts.py \
   tests/test_mutation.py tests/test_sandbox_audit.py tests/test_similarity.py tests/test_assignment.py
 test-lane-unit: $(STAMP)
+	@date +'test-lane-unit: started at %T'
 	$(THREADS) $(PY) -m pytest $(addprefix --ignore=,$(GRADING_TESTS))
 	$(MAKE) test-wheel
 	$(MAKE) build-check
@@ -82,11 +83,14 @@ test-lane-unit: $(STAMP)
 	while kill -0 "$$(cat _build/install.pid 2>/dev/null)" 2>/dev/null; do sleep 2; done
 	$(MAKE) browser
 	$(MAKE) pdf-check
+	@date +'test-lane-unit: ended at %T'
 
 test-lane-notebooks: $(STAMP)
+	@date +'test-lane-notebooks: started at %T'
 	$(MAKE) nbval
 	$(MAKE) nbval-other
 	$(THREADS) $(PY) -m pytest -p no:cacheprovider $(GRADING_TESTS)
+	@date +'test-lane-notebooks: ended at %T'
 
 unit: $(STAMP)
 	$(THREADS) $(PY) -m pytest
@@ -184,8 +188,8 @@ bench: $(STAMP)
 # Each notebook runs in a sandbox (bubblewrap + cgroups, set up as root, run as the user gm-sandbox that
 # tools/install_sandbox.sh creates; see guide/maintainer/grader.md). Relative paths are
 # relative to this folder. Extra options (limits, -j, --chapter, --force, --unsafe-no-sandbox):
-# GRADE_ARGS="..." or tools/grade.py --help.
-# KEY=course.key judges each student's own variants (tools/variants.py); ROSTER=roster.csv names
+# GRADE_ARGS="..." or python -m grader grade --help.
+# KEY=course.key judges each student's own variants (grader/variants.py); ROSTER=roster.csv names
 # whose handout a notebook is also for students who handed in nothing.
 # The grade book (guide/grade_book.md, "The grade book"): LMS=canvas|moodle|gradescope (with ROSTER) writes OUT/<lms>.csv,
 # LMS_COLUMNS=exercise one column per exercise; STUDENT=s01[,s02] grades only those again.
@@ -194,24 +198,24 @@ OUT ?= grades
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [KEY=course.key] [ROSTER=roster.csv] [OUT=folder] [GRADE_ARGS=...]"; exit 2; }
 	@bash tools/install_sandbox.sh
-	$(PY) tools/grade.py "$(SUBMISSIONS)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(GRADE_BOOK_ARGS) $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(GRADE_ARGS)
+	$(PY) -m grader grade "$(SUBMISSIONS)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(GRADE_BOOK_ARGS) $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(GRADE_ARGS)
 
 # Submissions in from the LMS (guide/grade_book.md, "The grade book"): the zip that Canvas's "Download Submissions",
 # Moodle's "Download all submissions" or Gradescope's "Export Submissions" gives -> OUT/<student>.ipynb
 # (mapped by the LMS's ids in the roster) and OUT/collected.csv, ready for make grade SUBMISSIONS=OUT.
 collect: $(STAMP)
 	@test -n "$(FROM)" -a -n "$(ROSTER)" -a -n "$(LMS)" -a -n "$(filter command line environment,$(origin OUT))" || { echo "usage: make collect FROM=download.zip ROSTER=roster.csv LMS=canvas|moodle|gradescope OUT=folder"; exit 2; }
-	$(PY) tools/collect.py --from "$(FROM)" --roster "$(ROSTER)" --lms "$(LMS)" --out "$(OUT)"
+	$(PY) -m grader collect --from "$(FROM)" --roster "$(ROSTER)" --lms "$(LMS)" --out "$(OUT)"
 
 # Variants (guide/grading.md, "Teaching with this book"): a course key, then one folder of notebooks per
 # student with that student's numbers. OUT defaults to handout/ here.
 course-key:
 	@test -n "$(KEY)" || { echo "usage: make course-key KEY=course.key"; exit 2; }
-	$(PY) tools/variants.py key "$(KEY)"
+	$(PY) -m grader variants key "$(KEY)"
 
 handout: $(STAMP)
 	@test -n "$(ROSTER)" -a -n "$(KEY)" || { echo "usage: make handout ROSTER=roster.csv KEY=course.key [OUT=handout]"; exit 2; }
-	$(PY) tools/variants.py handout --roster "$(ROSTER)" --key "$(KEY)" --out "$(if $(filter command line environment,$(origin OUT)),$(OUT),handout)" $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)")
+	$(PY) -m grader variants handout --roster "$(ROSTER)" --key "$(KEY)" --out "$(if $(filter command line environment,$(origin OUT)),$(OUT),handout)" $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)")
 
 # An instructor's own homework (issue 39; guide/grading.md, "Teaching with this book"): path/to/hw1.md with
 # checks.py and hidden_checks.py beside it -> path/to/build/hw1.ipynb (the student notebook) and
@@ -219,7 +223,7 @@ handout: $(STAMP)
 # `make handout ... ASSIGNMENT=path/to/hw1.md`, grade it with `make grade ... ASSIGNMENT=path/to/hw1.md`.
 assignment: $(STAMP)
 	@test -n "$(SRC)" || { echo "usage: make assignment SRC=path/to/hw1.md"; exit 2; }
-	$(THREADS) $(PY) tools/assignment.py "$(SRC)"
+	$(THREADS) $(PY) -m grader assignment "$(SRC)"
 
 # Gradescope's autograder (issue 55; guide/gradescope.md, "Gradescope"): build/gradescope/<name>/autograder.zip for a
 # page of the book (PAGE=04_em_gaussian_mixtures) or an instructor's homework (ASSIGNMENT=path/hw1.md),
@@ -233,7 +237,7 @@ $(LIB_WHEEL): pyproject.toml $(shell find lib -type f \( -name '*.py' -o -name '
 
 gradescope: $(STAMP) $(LIB_WHEEL)
 	@test -n "$(PAGE)$(ASSIGNMENT)" || { echo "usage: make gradescope PAGE=04_em_gaussian_mixtures | ASSIGNMENT=path/hw1.md [KEY=course.key [ROSTER=roster.csv]] [ID_FIELD=sid]"; exit 2; }
-	$(PY) tools/gradescope.py build $(if $(PAGE),--page "$(PAGE)") $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(if $(ID_FIELD),--id-field "$(ID_FIELD)") --wheel "$(LIB_WHEEL)"
+	$(PY) -m grader gradescope build $(if $(PAGE),--page "$(PAGE)") $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(if $(ID_FIELD),--id-field "$(ID_FIELD)") --wheel "$(LIB_WHEEL)"
 
 # The wheel as Colab gets it (guide/maintainer/versions.md, "Supported versions"): every student notebook, top
 # to bottom, from a folder outside the checkout, on the oldest stack the book supports (guide/maintainer/versions.md)

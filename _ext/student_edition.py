@@ -269,7 +269,7 @@ class StudentBuilder(MarkdownBuilder):
             nb = nbformat.v4.new_notebook(cells=cells)
             nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                            "language_info": {"name": "python"},
-                           "genmodels": {"page": Path(docname).name}}  # tools/grade.py: the page of this edition
+                           "genmodels": {"page": Path(docname).name}}  # the grader (grader/find.py): the page of this edition
             nbformat.validate(nb)
             out = Path(self.outdir) / f"{Path(docname).name}{suffix}.ipynb"
             out.with_suffix(".tmp").write_text(nbformat.writes(nb) + "\n")
@@ -354,7 +354,7 @@ def make_cells(builder, docname, doctree, markdown, cells):
             if not new.metadata["tags"]:
                 del new.metadata["tags"]
         if "check" in tags and owner.get(i):
-            new.metadata["exercise"] = owner[i]  # tools/grade.py: which exercise this checks
+            new.metadata["exercise"] = owner[i]  # the grader (grader/find.py): which exercise this checks
         student.append(new)
         if "starter" in tags and owner.get(i):
             starters.setdefault(owner[i], []).append(len(key))

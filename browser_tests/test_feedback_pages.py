@@ -16,6 +16,7 @@ import pytest
 
 import book_browser as bb
 
+sys.path.insert(0, str(bb.repo_dir()))  # the grader package
 sys.path.insert(0, str(bb.repo_dir() / "tools"))
 
 import book  # noqa: E402

@@ -1,4 +1,4 @@
-"""An instructor's own homework (issue 39): tools/assignment.py builds it, grade.py --assignment grades it.
+"""An instructor's own homework (issue 39): `python -m grader assignment` builds it, `grade --assignment` grades it.
 
 * the example, ``examples/assignment/`` (three exercises on Chapter 2, public and hidden checks, one
   variant exercise), is built once: its student notebook holds no solution and nothing of
@@ -29,12 +29,14 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the grader package
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-import assignment as tool  # noqa: E402  (tools/assignment.py)
+from grader import assignment as tool  # noqa: E402
 import student  # noqa: E402  (tools/student.py)
-import variants  # noqa: E402  (tools/variants.py)
+from grader import variants  # noqa: E402
+from grader.find import notebook_seeds  # noqa: E402
 from grader import assignment  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "assignment" / "hw1.md"
@@ -130,7 +132,7 @@ def test_answer_key_passes_every_check(built):
 # -------------------------------------------------------------- grading --
 
 def _grade(subs, out, *extra, status=0):
-    cmd = [sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out), "-j", "2", *extra]
+    cmd = [sys.executable, str(ROOT / "grader"), "grade", str(subs), "--out", str(out), "-j", "2", *extra]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     assert done.returncode == status, done.stderr
     return {r["student"]: r for r in csv.DictReader(open(out / "grades.csv"))}, done
@@ -250,7 +252,7 @@ def test_the_hidden_checks_decide(classroom):
     assert wrong["ex-hw-poisson-log-likelihood"].startswith("public check: your function calls `scipy.stats")
     assert "`scipy.special.gammaln`, `scipy.special.xlogy`" in wrong["ex-hw-poisson-log-likelihood"]  # allow-list
     # each student's own numbers: the handout gave seeds, and the right answer to them passed
-    seeds = {name: variants.notebook_seeds(handed[name])["ex-hw-exponential-rate"] for name in handed}
+    seeds = {name: notebook_seeds(handed[name])["ex-hw-exponential-rate"] for name in handed}
     assert len(set(seeds.values())) == len(handed) and 0 not in seeds.values()
     assert "every notebook holds its own student's seeds" in done.stdout
     assert "pass rate by exercise" in done.stdout and "similarity: " in done.stdout  # the summary, the report
@@ -422,7 +424,7 @@ def test_a_homework_written_by_hand_goes_to_grades(tmp_path):
     try:
         md = _homework(plant / "week3")
         (plant / "readme.txt").write_text("visible\n")
-        make = subprocess.run([sys.executable, str(ROOT / "tools" / "assignment.py"), str(md)],
+        make = subprocess.run([sys.executable, str(ROOT / "grader"), "assignment", str(md)],
                               capture_output=True, text=True, timeout=600)
         assert make.returncode == 0, make.stderr
         assert "1 exercise(s), 1 with a hidden check: every solution passes every check." in make.stdout
@@ -497,7 +499,7 @@ def test_a_solution_that_fails_its_own_check_is_refused(tmp_path, capsys):
 def test_grade_refuses_a_bad_assignment_before_grading(tmp_path):
     md = _homework(tmp_path / "hw", checks=None)
     (tmp_path / "subs").mkdir()
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(tmp_path / "subs"), "--out",
+    done = subprocess.run([sys.executable, str(ROOT / "grader"), "grade", str(tmp_path / "subs"), "--out",
                            str(tmp_path / "out"), "--assignment", str(md)], capture_output=True, text=True,
                           timeout=120, env={**os.environ})
     assert done.returncode == 2 and "checks.py is missing" in done.stderr

@@ -1,7 +1,7 @@
 """The authorship rule judged from the notebook's code (issue 49), as plain unit tests on sources.
 
 No kernel runs here: the rule (lib/checks/_policy.py over lib/checks/_analysis.py, read by
-tools/grader/source.py) is applied to notebooks built in memory.  Evasions (tests/authorship_corpus.py)
+grader/source.py) is applied to notebooks built in memory.  Evasions (tests/authorship_corpus.py)
 must be refused for their exercise and only from where they are; the book's own solutions (every page,
 read from the executed chapter notebooks), hand-written alternatives (also run through the real checks)
 and mechanical rewrites of every solution (a wrapper, a class, a lambda, a decorator in another cell)
@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the grader package
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
@@ -288,7 +289,7 @@ def test_the_edition_fingerprints_are_current():
 
 
 def test_a_variant_cell_handed_out_with_the_students_seed_is_still_the_editions():
-    import variants
+    from grader import variants
 
     from lib.checks import _variants
 

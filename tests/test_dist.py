@@ -101,7 +101,7 @@ def test_the_sdist_holds_lib_and_its_licences_not_the_book(dist):
         names = {m.name.split("/", 1)[1] for m in tar.getmembers() if "/" in m.name}
     assert {"pyproject.toml", "README.md", "LICENSE", "PKG-INFO", "lib/__init__.py",
             "lib/data/spam_assassin_subset_LICENSE.txt"} <= names
-    assert not any(n.startswith(("tests", "chapters", "student", "tools", "_ext", "benchmarks")) for n in names)
+    assert not any(n.startswith(("tests", "chapters", "student", "tools", "grader", "_ext", "benchmarks")) for n in names)
 
 
 def test_make_test_runs_the_student_notebooks_against_the_wheel():

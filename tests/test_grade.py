@@ -1,4 +1,4 @@
-"""The grader (tools/grade.py) against honest and hostile submissions.
+"""The grader (python -m grader grade) against honest and hostile submissions.
 
 Every submission here lives in a temporary folder and runs under the
 grader's limits and sandbox (short limits for these tests).  Chapter 2's
@@ -27,6 +27,7 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the grader package
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
@@ -63,7 +64,7 @@ def _cell(nb, tag, index=0):
 
 
 def _grade(folder, out, *extra, tmpdir=None, cwd=None, status=0):
-    cmd = [sys.executable, str(ROOT / "tools" / "grade.py"), str(folder), "--out", str(out), "-j", "2", *extra]
+    cmd = [sys.executable, str(ROOT / "grader"), "grade", str(folder), "--out", str(out), "-j", "2", *extra]
     env = None if tmpdir is None else {**os.environ, "TMPDIR": str(tmpdir)}
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env, cwd=cwd)
     assert done.returncode == status, done.stderr
@@ -216,7 +217,7 @@ def test_a_notebook_of_another_chapter_gets_no_credit(hostile, tmp_path):
     subs = tmp_path / "subs"
     subs.mkdir()
     nbformat.write(_solved(CH2), subs / "wrong_chapter.ipynb")
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(tmp_path / "out"),
+    done = subprocess.run([sys.executable, str(ROOT / "grader"), "grade", str(subs), "--out", str(tmp_path / "out"),
                            "--chapter", "04_em_gaussian_mixtures"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stderr
     assert f"is the notebook of {CH2}, but this run grades 04_em_gaussian_mixtures" in done.stderr
@@ -414,7 +415,7 @@ def test_no_sandbox_means_refusal_unless_told(tmp_path):
     subs.mkdir()
     nbformat.write(_edition(CH2), subs / "a.ipynb")
     env = {**os.environ, "PATH": "/nonexistent"}  # no bwrap to be found
-    cmd = [sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(tmp_path / "out")]
+    cmd = [sys.executable, str(ROOT / "grader"), "grade", str(subs), "--out", str(tmp_path / "out")]
     refused = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
     assert refused.returncode == 2 and "--unsafe-no-sandbox" in refused.stderr
     assert not (tmp_path / "out" / "grades.csv").exists()
@@ -499,7 +500,7 @@ def test_every_page_untouched_scores_zero(book_grades, page):
 
 
 def test_help_documents_the_limits():
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--help"], capture_output=True,
+    done = subprocess.run([sys.executable, str(ROOT / "grader"), "grade", "--help"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0
     for flag in ("--out", "--jobs", "--cell-timeout", "--notebook-timeout", "--memory", "--force", "--chapter"):

@@ -118,7 +118,7 @@ def graded(tmp_path_factory):
         nbformat.write(_notebook(answers), subs / f"evasion-{n:02d}.ipynb")
     table = {"ex-bernoulli-mle": _table_of_inputs()}
     nbformat.write(_notebook({**{ex: [solutions[ex]] for ex in EXERCISES}, **table}), subs / "evasion-table.ipynb")
-    cmd = [sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out), "-j", "2"]
+    cmd = [sys.executable, str(ROOT / "grader"), "grade", str(subs), "--out", str(out), "-j", "2"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr
     rows = {r["student"]: r for r in csv.DictReader(open(out / "grades.csv"))}

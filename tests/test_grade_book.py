@@ -29,12 +29,13 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the grader package
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import book  # noqa: E402
 import student  # noqa: E402
-from grader import cli, feedback_html, find, lms, report  # noqa: E402
+from grader import grade as cli, feedback_html, find, lms, report  # noqa: E402
 
 from sandbox_guard import require_sandbox  # noqa: E402
 
@@ -60,7 +61,7 @@ def _labels():
 
 
 def _grade(subs, out, *extra):
-    cmd = [sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out), "-j", "2",
+    cmd = [sys.executable, str(ROOT / "grader"), "grade", str(subs), "--out", str(out), "-j", "2",
            "--chapter", CH2, "--roster", str(subs.parent / "roster.csv"), "--lms", "canvas,moodle,gradescope",
            *extra]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
@@ -271,5 +272,5 @@ def test_make_passes_the_grade_book_options():
     done = subprocess.run(["make", "-n", "--no-print-directory", "grade", "SUBMISSIONS=subs", "ROSTER=r.csv", "LMS=canvas,moodle",
                            "LMS_COLUMNS=exercise", "STUDENT=s01,s02"], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "MAKEFLAGS": ""})
-    line = next(line for line in done.stdout.splitlines() if "tools/grade.py" in line)  # under make test too
+    line = next(line for line in done.stdout.splitlines() if "-m grader grade" in line)  # under make test too
     assert '--roster "r.csv" --lms "canvas,moodle" --lms-columns "exercise"' in line and '--student "s01,s02"' in line

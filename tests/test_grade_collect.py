@@ -26,11 +26,12 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the grader package
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import student  # noqa: E402
-from grader import cli, collect, find, lms, report, upload  # noqa: E402
+from grader import grade as cli, collect, find, lms, report, upload  # noqa: E402
 
 CH2 = "02_maximum_likelihood"
 ROSTER = ("student,name,lms_id,sis_user_id,email,moodle_participant\n"
@@ -49,7 +50,7 @@ def _untouched():
 
 
 def _roster(folder):
-    import variants
+    from grader import variants
 
     (folder / "roster.csv").write_text(ROSTER, encoding="utf-8")
     return variants.read_roster_rows(folder / "roster.csv")
@@ -177,7 +178,7 @@ submission_320:
     ("gradescope without metadata", "no submission_metadata.yml"),
 ])
 def test_a_download_that_cannot_be_collected_is_refused_before_anything_is_written(tmp_path, case, said):
-    import variants
+    from grader import variants
 
     rows = _roster(tmp_path)
     source = _canvas_download(tmp_path / "d.zip", "a", "b", "c")
@@ -209,7 +210,7 @@ def test_make_collect_passes_its_options():
     done = subprocess.run(["make", "-n", "--no-print-directory", "collect", "FROM=d.zip", "ROSTER=r.csv",
                            "LMS=moodle", "OUT=subs"], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "MAKEFLAGS": ""})
-    line = next(line for line in done.stdout.splitlines() if "tools/collect.py" in line)
+    line = next(line for line in done.stdout.splitlines() if "-m grader collect" in line)
     assert '--from "d.zip" --roster "r.csv" --lms "moodle" --out "subs"' in line
 
 
@@ -280,7 +281,7 @@ def test_stale_lms_files_are_removed_with_a_word_when_they_cannot_be_written_aga
 # ----------------------------------------------- collected, graded, sent back --
 
 def _grade(subs, out, roster, *extra):
-    cmd = [sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out), "-j", "2",
+    cmd = [sys.executable, str(ROOT / "grader"), "grade", str(subs), "--out", str(out), "-j", "2",
            "--roster", str(roster), *extra]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -21,6 +21,7 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the grader package
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
@@ -137,7 +138,7 @@ def sealed(tmp_path_factory):
     (subs / "old_format.ipynb").write_text(nbformat.writes(nbformat.convert(_solved(), 3), version=3))  # nbformat 3
 
     core_pattern = Path("/proc/sys/kernel/core_pattern").read_text()
-    cmd = [sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out), "-j", "2",
+    cmd = [sys.executable, str(ROOT / "grader"), "grade", str(subs), "--out", str(out), "-j", "2",
            "--cell-timeout", "30", "--notebook-timeout", "300"]
     try:
         done = subprocess.run(cmd, capture_output=True, timeout=1200, env={**os.environ, "TMPDIR": str(scratch)})
@@ -308,7 +309,7 @@ def test_keys_do_not_outlive_their_kernel_at_j1(tmp_path):
         nb = _solved()
         nb.cells.insert(0, nbformat.v4.new_code_cell(code))
         _write(nb, subs, f"{name}.ipynb")
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out), "-j", "1",
+    done = subprocess.run([sys.executable, str(ROOT / "grader"), "grade", str(subs), "--out", str(out), "-j", "1",
                            "--cell-timeout", "30"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     sent = (out / "feedback" / "a_send.md").read_text()
@@ -339,7 +340,7 @@ def test_markup_is_never_obeyed_in_the_markdown_feedback(sealed):
 # ------------------------------------------------------ the key, by link --
 
 def test_a_link_to_the_key_in_the_submissions_folder_is_never_opened(tmp_path):
-    import variants
+    from grader import variants
 
     key = tmp_path / "course.key"
     variants.write_key(key)
@@ -348,7 +349,7 @@ def test_a_link_to_the_key_in_the_submissions_folder_is_never_opened(tmp_path):
     _write(_solved(), subs, "honest.ipynb")
     (subs / "sneaky.ipynb").symlink_to(key)
     out = tmp_path / "out"
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out),
+    done = subprocess.run([sys.executable, str(ROOT / "grader"), "grade", str(subs), "--out", str(out),
                            "--key", str(key), "-j", "2"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     rows = {r["student"]: r for r in csv.DictReader(open(out / "grades.csv", encoding="utf-8"))}

@@ -7,7 +7,7 @@ the scripts read the root from ``AUTOGRADER_ROOT``), runs ``setup.sh`` (a fresh 
 Python, the pinned numerics from the package index pip is configured with), then ``run_autograder`` on an
 honest, a wrong, an untouched and a hostile submission.  Every ``results.json`` validates against
 ``tests/gradescope_results.schema.json`` (written from Gradescope's specification); the honest one has
-full marks and every score equals the total ``make grade`` (tools/grade.py) gives the same notebooks.
+full marks and every score equals the total ``make grade`` (python -m grader grade) gives the same notebooks.
 The hostile submissions try to forge results.json (also from a process left behind) and to read the
 bundle's key, hidden checks and the submission folder; they are also graded where the container is the
 boundary (no bubblewrap), where they must still earn and read nothing more.
@@ -31,13 +31,14 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the grader package
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-import assignment as assignment_tool  # noqa: E402  (tools/assignment.py)
+from grader import assignment as assignment_tool  # noqa: E402
 import grade_attacks as attacks  # noqa: E402
 import student  # noqa: E402
-import variants  # noqa: E402
+from grader import variants  # noqa: E402
 from grader import assignment, container, gradescope  # noqa: E402
 from sandbox_guard import require_sandbox  # noqa: E402
 from test_assignment import LEAK, NAIVE_LL, RIGHT  # noqa: E402
@@ -160,13 +161,13 @@ def _metadata(sid):
 
 
 def _grade_book(notebooks, out, *extra):
-    """What make grade gives the same notebooks (tools/grade.py): {student: total}."""
+    """What make grade gives the same notebooks (python -m grader grade): {student: total}."""
     subs = out / "submissions"
     subs.mkdir(parents=True)
     for name, nb in notebooks.items():
         nbformat.write(nb, subs / f"{name}.ipynb")
     start = time.monotonic()
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out / "grades"),
+    done = subprocess.run([sys.executable, str(ROOT / "grader"), "grade", str(subs), "--out", str(out / "grades"),
                            "-j", "2", *extra], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     print(f"\nmake grade: {len(notebooks)} notebooks in {time.monotonic() - start:.1f} s (-j 2)")

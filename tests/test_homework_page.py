@@ -1,4 +1,4 @@
-"""An instructor's homework page while it is being written (tools/assignment.py, tools/grader/assignment.py).
+"""An instructor's homework page while it is being written (grader/assignment.py).
 
 * MyST that Jupyter and Colab would show as raw text is refused, also where it sits in backticks: a
   ``{ref}``, ``{eq}`` or ``{numref}`` role is a name followed by a backtick span, and a fenced directive
@@ -16,9 +16,10 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the grader package
 sys.path.insert(0, str(ROOT / "tools"))
 
-import assignment as tool  # noqa: E402  (tools/assignment.py)
+from grader import assignment as tool  # noqa: E402
 import book  # noqa: E402  (tools/book.py)
 import student  # noqa: E402  (tools/student.py)
 

@@ -31,10 +31,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the grader package
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from grader import cli, sandbox, syscalls  # noqa: E402
+from grader import grade as cli, sandbox, syscalls  # noqa: E402
 from grader.kernel import AGENT_SOURCE, KernelLink, KernelRunner  # noqa: E402
 
 from sandbox_guard import require_sandbox  # noqa: E402

@@ -231,6 +231,7 @@ def test_reported_accuracies_fail():
 
 # ------------------------------------------------- through the real grader --
 
+sys.path.insert(0, str(ROOT))  # the grader package
 sys.path.insert(0, str(ROOT / "tools"))
 from grader import sandbox  # noqa: E402
 import student  # noqa: E402
@@ -291,7 +292,7 @@ def graded(tmp_path_factory):
     subs, out = tmp_path_factory.mktemp("shortcuts"), tmp_path_factory.mktemp("shortcuts-out")
     for name, (page, exercise, source, _) in GRADED.items():
         nbformat.write(_shortcut_notebook(page, exercise, source), subs / f"shortcut-{name}.ipynb")
-    cmd = [sys.executable, str(ROOT / "tools" / "grade.py"), str(subs), "--out", str(out), "-j", "2",
+    cmd = [sys.executable, str(ROOT / "grader"), "grade", str(subs), "--out", str(out), "-j", "2",
            "--cell-timeout", "120"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr

@@ -1,4 +1,4 @@
-"""The similarity report (tools/grader/similarity.py, issue 36).
+"""The similarity report (grader/similarity.py, issue 36).
 
 Planted copies (renamed, reformatted, commented, reordered, from a classmate,
 from the book's folded solution and from lib's own function) must be found;
@@ -20,6 +20,7 @@ import pytest
 import lib.checks
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the grader package
 sys.path.insert(0, str(ROOT / "tools"))
 from grader import similarity  # noqa: E402
 
@@ -457,7 +458,6 @@ def test_the_csv_and_the_summary(tmp_path):
 def test_answers_are_read_from_a_submission_by_the_cells_the_checks_follow():
     import nbformat
 
-    sys.path.insert(0, str(ROOT / "tools"))
     from grader import find
 
     page = "04_em_gaussian_mixtures"

@@ -21,9 +21,11 @@ import lib.checks
 from lib.checks import _variants
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the grader package
 sys.path.insert(0, str(ROOT / "tools"))
 import student  # noqa: E402
-import variants  # noqa: E402
+from grader import variants  # noqa: E402
+from grader.find import notebook_seeds  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "variants"
 KEY = FIXTURES / "course.key"
@@ -212,12 +214,12 @@ def test_roster_rows_keep_the_lms_ids_and_unknown_columns(tmp_path):
 
 def test_personalise_and_read_back():
     nb = nbformat.read(ROOT / "student" / "05_elbo_variational_em.ipynb", as_version=4)
-    assert variants.notebook_seeds(nb) == {"ex-elbo-gap": 0}
+    assert notebook_seeds(nb) == {"ex-elbo-gap": 0}
     assert variants.personalise(nb, {"ex-elbo-gap": 4242}) == ["ex-elbo-gap"]
-    assert variants.notebook_seeds(nb) == {"ex-elbo-gap": 4242}
+    assert notebook_seeds(nb) == {"ex-elbo-gap": 4242}
     cell = next(c for c in nb.cells if "variant(" in c.source and c.cell_type == "code")
     cell.source = cell.source.replace("seed=4242", "seed=int('4242')")  # not a plain number: a changed cell
-    assert variants.notebook_seeds(nb) == {"ex-elbo-gap": None}
+    assert notebook_seeds(nb) == {"ex-elbo-gap": None}
 
 
 def test_reroll_changes_one_seed_and_the_handout_follows(tmp_path):
@@ -237,7 +239,7 @@ def test_reroll_changes_one_seed_and_the_handout_follows(tmp_path):
     assert variants.main(["handout", "--roster", str(tmp_path / "roster.csv"), "--key", str(key), "--out",
                           str(tmp_path / "handout")]) == 0
     nb = nbformat.read(tmp_path / "handout" / "bob" / "05_elbo_variational_em.ipynb", as_version=4)
-    assert variants.notebook_seeds(nb) == {"ex-elbo-gap": again}
+    assert notebook_seeds(nb) == {"ex-elbo-gap": again}
     assert variants.main(["reroll", "--key", str(key), "--student", "bob", "--exercise", "ex-bernoulli-mle"]) == 2
 
 
@@ -263,16 +265,16 @@ def test_a_class_of_300_gets_answers_no_classmate_can_pass_with(tmp_path):
 def test_make_targets_name_the_commands():
     dry = subprocess.run(["make", "-n", "-o", ".venv/.installed", "handout", "ROSTER=r.csv", "KEY=k.key"],
                          cwd=ROOT, capture_output=True, text=True)
-    assert 'tools/variants.py handout --roster "r.csv" --key "k.key" --out "handout"' in dry.stdout, dry
+    assert '-m grader variants handout --roster "r.csv" --key "k.key" --out "handout"' in dry.stdout, dry
     dry = subprocess.run(["make", "-n", "course-key", "KEY=k.key"], cwd=ROOT, capture_output=True, text=True)
-    assert 'tools/variants.py key "k.key"' in dry.stdout, dry
+    assert '-m grader variants key "k.key"' in dry.stdout, dry
     dry = subprocess.run(["make", "-n", "-o", ".venv/.installed", "grade", "SUBMISSIONS=s", "KEY=k.key"],
                          cwd=ROOT, capture_output=True, text=True)
     assert '--key "k.key"' in dry.stdout, dry
 
 
 def test_help():
-    out = subprocess.run([sys.executable, str(ROOT / "tools" / "variants.py"), "handout", "--help"],
+    out = subprocess.run([sys.executable, str(ROOT / "grader"), "variants", "handout", "--help"],
                          capture_output=True, text=True)
     assert out.returncode == 0 and "--roster" in out.stdout and "--key" in out.stdout
 
@@ -319,7 +321,7 @@ def course(tmp_path_factory):
             nb = _solved(page, table[s])
             # the handout is the student edition with the student's seeds: same cells, same seeds
             handed = nbformat.read(tmp / "handout" / s / f"{page}.ipynb", as_version=4)
-            assert variants.notebook_seeds(handed) == variants.notebook_seeds(nb)
+            assert notebook_seeds(handed) == notebook_seeds(nb)
             assert [c.id for c in handed.cells] == [c.id for c in nb.cells]
             nbformat.write(nb, honest / f"{s}.ipynb")
     for label, page in sorted(PAGES.items()):
@@ -341,7 +343,7 @@ def course(tmp_path_factory):
     results = {}
     for name, folder, extra in classes:
         out = tmp / f"out-{name}"
-        proc = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), str(folder), "--out", str(out),
+        proc = subprocess.run([sys.executable, str(ROOT / "grader"), "grade", str(folder), "--out", str(out),
                                "--key", str(key), "-j", "2", "--cell-timeout", "120", *extra],
                               capture_output=True, text=True, timeout=1200)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -356,7 +358,7 @@ def test_handout_folders_hold_each_students_seeds(course):
         assert pages == sorted(p.name for p in (ROOT / "student").glob("*.ipynb"))
         for label, page in PAGES.items():
             nb = nbformat.read(tmp / "handout" / s / f"{page}.ipynb", as_version=4)
-            assert variants.notebook_seeds(nb)[label] == table[s][label]
+            assert notebook_seeds(nb)[label] == table[s][label]
 
 
 @pytest.mark.parametrize("page", sorted(set(PAGES.values())))

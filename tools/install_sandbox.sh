@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Install what the grader's sandbox needs (tools/grader/sandbox.py): Debian's `bubblewrap` (bwrap)
+# Install what the grader's sandbox needs (grader/sandbox.py): Debian's `bubblewrap` (bwrap)
 # and `python3-seccomp` (libseccomp's own Python bindings, which build the seccomp filter of
-# tools/grader/syscalls.py), and the host users the students' code runs as, one per kernel graded at
+# grader/syscalls.py), and the host users the students' code runs as, one per kernel graded at
 # the same time: `gm-sandbox`, `gm-sandbox1` ... `gm-sandbox15`, system users with no home, no shell
 # and no files, so that a kernel can read only what every user may read, and two kernels share no
 # user (no keyring, no per-user limit).
@@ -34,11 +34,11 @@ if ! command -v bwrap >/dev/null 2>&1 || ! dpkg -s python3-seccomp >/dev/null 2>
   dpkg -s python3-seccomp >/dev/null 2>&1 || { echo "install_sandbox.sh: python3-seccomp did not install" >&2; exit 1; }
 fi
 # The bindings are built for Debian's python3 (3.11 on Debian 12); the grader loads them from there
-# into any CPython of the same minor version (tools/grader/syscalls.py).
+# into any CPython of the same minor version (grader/syscalls.py).
 [[ -e "$SECCOMP_BINDING" ]] || echo "install_sandbox.sh: note: $SECCOMP_BINDING is not there; the grader" \
   "looks for the bindings of its own Python's version beside it" >&2
 
-# One host user per kernel slot (tools/grader/sandbox.py, MAX_SLOTS = 16): gm-sandbox, gm-sandbox1...
+# One host user per kernel slot (grader/sandbox.py, MAX_SLOTS = 16): gm-sandbox, gm-sandbox1...
 for slot in $(seq 0 15); do
   name=gm-sandbox
   [[ "$slot" -eq 0 ]] || name="gm-sandbox$slot"

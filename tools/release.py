@@ -158,8 +158,8 @@ def dist_problems(folder, version):
     problems = wheel_problems(wheel, version)
     with tarfile.open(sdist) as tar:
         top = f"{DIST_NAME.replace('-', '_')}-{version}/"
-        problems += [f"{sdist.name}: {m.name} is a test, notebook or book source" for m in tar.getmembers()
-                     if m.name.startswith(tuple(top + d for d in ("tests", "chapters", "student", "tools", "_ext")))
+        problems += [f"{sdist.name}: {m.name} is a test, notebook, book source or the grader" for m in tar.getmembers()
+                     if m.name.startswith(tuple(top + d for d in ("tests", "chapters", "student", "tools", "grader", "_ext")))
                      or m.name.endswith(".ipynb")]
     return problems
 

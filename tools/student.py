@@ -105,7 +105,7 @@ def problems(nb):
 
     The nbformat schema, ids that are unique, code cells without outputs, no cell tagged ``solution``,
     no raw MyST (``raw_myst``).  The book's student editions (tests/test_student.py) and an instructor's
-    assignment (tools/assignment.py) are held to it.
+    assignment (grader/assignment.py) are held to it.
     """
     found = []
     try:

@@ -53,7 +53,7 @@ def poisson_log_likelihood(student_fn):
 
 
 # -------------------------------------------------------- ex-hw-exponential-rate --
-# A variant exercise: each student may get their own n and T (tools/variants.py hands them out).
+# A variant exercise: each student may get their own n and T (grader/variants.py hands them out).
 
 _RATE_TOLERANCE = 1e-4  # "to 4 decimals"
 

@@ -1,7 +1,7 @@
 """A notebook's code read as text, never run: which code an answer reaches, and which code cannot be read.
 
 This is the static half of "what an answer may call" (issue 49).  The grader
-(``tools/grader/source.py``) and the student's own check cell (``_policy.py``)
+(``grader/source.py``) and the student's own check cell (``_policy.py``)
 build a :class:`Code` from the notebook's code cells, in the order they run,
 each marked as the student's or the edition's own; nothing here imports or
 runs any of it.

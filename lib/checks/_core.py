@@ -33,7 +33,7 @@ where the same :class:`tripwires` apply it.
 
 What the wires cannot stop is stated in the maintainer's guide
 (guide/maintainer/grader.md): code that switches the profiler off or copies a
-library's source into the answer; the similarity report (tools/grader/similarity.py) compares each
+library's source into the answer; the similarity report (grader/similarity.py) compares each
 answer with lib's own source.
 """
 

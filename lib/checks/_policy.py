@@ -1,6 +1,6 @@
 """What an answer may reach, judged from the notebook's code (issue 49): the one home of the rule.
 
-The grader (``tools/grader/judge.py``) and the student's own check cell
+The grader (``grader/judge.py``) and the student's own check cell
 (:func:`notebook_problems`, called by every check in a notebook) apply the same
 rule to a :class:`lib.checks._analysis.Code`:
 

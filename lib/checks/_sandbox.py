@@ -1,6 +1,6 @@
 """``lib.checks`` as the grading sandbox shows it: the variant cells' numbers, and nothing a check knows.
 
-The grader runs every check in its own process (tools/grade.py), so the
+The grader runs every check in its own process (grader/run.py), so the
 student's kernel needs only two things of ``lib.checks``: ``variant`` (the
 variant cells print the numbers handed out) and ``_core`` (the tripwires that
 apply a check's allow-list to each call of the answer).  :func:`write_edition`

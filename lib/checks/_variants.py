@@ -12,7 +12,7 @@ cell calls :func:`variant` with that seed: it prints the student's numbers and
 records the seed in the running process, so the exercise's self-check judges
 the student's own variant without the key.  The grader never runs that cell:
 it recomputes the seed from the key and the student id and judges the answer
-inside ``with using(exercise, seed):`` (tools/grade.py).
+inside ``with using(exercise, seed):`` (grader/run.py).
 
 Each variant exercise registers, in its chapter's check module, a
 :class:`Spec`: the book's parameters, a ``draw(rng)`` that picks new ones and

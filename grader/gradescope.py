@@ -13,8 +13,8 @@
   the points, the key inside the bundle the student's variants (the student is named by
   ``submission_metadata.json``), and ``results/results.json`` gets one test per exercise with the check's
   message as its output; a hidden check of an assignment is a test of its own, shown after the due date.
-* ``grader/``: the grader's own stages (``tools/grader/``, ``tools/variants.py``, ``book.py``,
-  ``student.py``) and the page's student edition, laid out as in the checkout; ``private/``: the key,
+* ``grader/``: the grader's own stages (the package ``grader/``, and the book's readers it uses,
+  ``tools/book.py`` and ``tools/student.py``) and the page's student edition, laid out as in the checkout; ``private/``: the key,
   roster and assignment, which only root may read once ``run_autograder`` has started.
 
 The scripts take Gradescope's root from ``AUTOGRADER_ROOT`` (default ``/autograder``): the test lays the
@@ -39,7 +39,7 @@ import types
 import zipfile
 from pathlib import Path
 
-from grader.common import EDITIONS, ROOT, TOOLS, escape
+from grader.common import EDITIONS, ROOT, escape
 
 ROOT_VARIABLE = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
@@ -48,7 +48,7 @@ FORCE_BOUNDARY = "GM_AUTOGRADER_BOUNDARY"  # "container": skip bubblewrap even w
 GRADING_NEEDS = ["numpy", "scipy", "matplotlib", "scikit-learn", "threadpoolctl", "ipykernel", "nbformat",
                  "jupytext"]
 MIN_PYTHON = (3, 11)  # the oldest Python the pinned numpy and scipy have wheels for
-BUNDLE_FILES = ["tools/variants.py", "tools/book.py", "tools/student.py", "pyproject.toml", "_config.yml"]
+BUNDLE_FILES = ["tools/book.py", "tools/student.py", "pyproject.toml", "_config.yml"]  # and grader/ (build)
 VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
 SEALS = {
     "bubblewrap": "Sealed as on the instructor's machine: the notebook ran as an unprivileged user in "
@@ -118,9 +118,9 @@ RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # which writes results/results.json (guide/gradescope.md, "Gradescope").
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 VENV="${GM_AUTOGRADER_VENV:-$ROOT/venv}"
-cd "$ROOT"
+cd "$ROOT/source/grader"  # python -m grader: the bundle's grader package and lib (setup.sh put it there)
 exec env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONHASHSEED=0 \
-  "$VENV/bin/python" "$ROOT/source/grader/tools/gradescope.py" run --root "$ROOT"
+  "$VENV/bin/python" -m grader gradescope run --root "$ROOT"
 """
 
 
@@ -203,7 +203,7 @@ def build(out, page=None, assignment=None, key=None, roster=None, wheel=None, id
     from grader import assignment as homework
     from grader.find import load_editions
 
-    import variants as handouts
+    from grader import variants as handouts
 
     if (page is None) == (assignment is None):
         raise BundleError("give a page (PAGE=04_em_gaussian_mixtures) or an assignment (ASSIGNMENT=path/hw1.md)")
@@ -256,9 +256,9 @@ def build(out, page=None, assignment=None, key=None, roster=None, wheel=None, id
             for arc, text in files.items():
                 _add(z, arc, text.encode(), 0o755 if arc in ("setup.sh", "run_autograder") else 0o644)
             _add(z, f"wheels/{wheel.name}", wheel.read_bytes())
-            for path in sorted([*(TOOLS / "grader").glob("*.py"), *(TOOLS / "grader").glob("*.json")]):  # the seccomp profile too
-                _add(z, f"grader/tools/grader/{path.name}", path.read_bytes())
-            _add(z, "grader/tools/gradescope.py", (TOOLS / "gradescope.py").read_bytes())
+            package = ROOT / "grader"
+            for path in sorted([*package.glob("*.py"), *package.glob("*.json")]):  # the seccomp profile too
+                _add(z, f"grader/grader/{path.name}", path.read_bytes())
             for rel in BUNDLE_FILES:
                 _add(z, f"grader/{rel}", (ROOT / rel).read_bytes())
             if page is not None:
@@ -384,7 +384,7 @@ def _lock(*paths):
 
 def _variants(config, source, student):
     """The variants of ``student`` as grader/run.py takes them, from the key (and roster) in the bundle."""
-    import variants as handouts
+    from grader import variants as handouts
 
     if not config.get("key"):
         return {"mine": {}, "owners": {}, "keyed": False}
@@ -453,7 +453,8 @@ def _write_results(results_dir, data):
 
 def run(root):
     """Grade the one submission of Gradescope's tree at ``root``; write ``root/results/results.json``."""
-    from grader import cli, find, report
+    from grader import find, report
+    from grader import grade as command
     from grader import run as runner
     from grader.container import BOUNDARY, container_user, kill_user
 
@@ -462,15 +463,15 @@ def run(root):
     source, submission_dir, results_dir = root / "source", root / "submission", root / "results"
     config = json.loads((source / "config.json").read_text())
     if (source / "grader").resolve() != ROOT:
-        raise SystemExit(f"gradescope.py run: this grader is {ROOT}, not the bundle's {source / 'grader'}")
+        raise SystemExit(f"gradescope run: this grader is {ROOT}, not the bundle's {source / 'grader'}")
     name = config["name"]
     results_dir.mkdir(parents=True, exist_ok=True)
     # Nothing of the bundle's secrets, the submission or the results is the sandbox's user's to read.
     _lock(results_dir, submission_dir, source / "private", source / "wheels", root / "submission_metadata.json")
     student, who = student_of(root / "submission_metadata.json", config["id_field"])
-    args = cli.build_parser().parse_args([str(submission_dir)])
+    args = command.build_parser().parse_args([str(submission_dir)])
     hidden = [submission_dir, results_dir, source / "private", root / "submission_metadata.json"]
-    limits = cli.limits_for(args, hidden)
+    limits = command.limits_for(args, hidden)
     editions = find.load_editions(EDITIONS)
     if config.get("assignment"):
         from grader import assignment
@@ -529,7 +530,7 @@ def main(argv=None):
     make.add_argument("--out", type=Path, default=ROOT / "build" / "gradescope")
     grade = sub.add_parser("run", help="grade the submission of Gradescope's tree (run_autograder)")
     grade.add_argument("--root", type=Path, default=Path(os.environ.get(ROOT_VARIABLE, DEFAULT_ROOT)))
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv)
     if args.command == "run":
         try:
             return run(args.root)

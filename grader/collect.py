@@ -1,7 +1,7 @@
 """Collect: an LMS's download of a class's submissions -> one ``<student>.ipynb`` per roster student.
 
 ``make collect FROM=download.zip ROSTER=roster.csv LMS=canvas|moodle|gradescope OUT=folder`` (or
-``tools/collect.py``) reads the zip (or the folder it unpacked into) as the LMS wrote it, maps each
+``python -m grader collect --from ... --roster ... --lms ... --out ...``) reads the zip (or the folder it unpacked into) as the LMS wrote it, maps each
 notebook to a roster student by the LMS's own identifiers, never by a guess, keeps the latest of several
 submissions, and writes ``OUT/<student>.ipynb`` and ``OUT/collected.csv`` (who, from which file, with the
 LMS's ids that the grader needs to name the feedback for upload: grader/upload.py). What it could not map
@@ -26,15 +26,17 @@ notebook as large as the grader takes, the entries' count and their total).
 
 from __future__ import annotations
 
+import argparse
 import csv
 import datetime
 import os
 import re
 import stat
+import sys
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from grader.common import csv_cell, escape
+from grader.common import DEFAULTS, csv_cell, escape, parse_size
 
 FORMATS = ("canvas", "moodle", "gradescope")
 MAX_ENTRIES = 20000
@@ -335,3 +337,34 @@ def read_manifest(folder):
         return {}
     with open(path, newline="", encoding="utf-8") as fh:
         return {row["student"]: row for row in csv.DictReader(fh) if row.get("student") and row.get("lms")}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--from", dest="source", type=Path, required=True,
+                        help="the LMS's download: the zip file, or the folder it was unpacked into")
+    parser.add_argument("--roster", type=Path, required=True, help="the roster (CSV, `student` column and the "
+                                                                    "LMS's ids: lms_id, moodle_participant, email)")
+    parser.add_argument("--lms", choices=FORMATS, required=True, help="the LMS that made the download")
+    parser.add_argument("--out", type=Path, required=True, help="a new folder: <student>.ipynb and collected.csv")
+    parser.add_argument("--max-notebook-size", type=parse_size, default=parse_size(DEFAULTS["max_notebook_size"]),
+                        help="larger notebooks are not collected (default 20MiB, the grader's limit)")
+    args = parser.parse_args(argv)
+    from grader import variants
+
+    try:
+        rows = variants.read_roster_rows(args.roster)
+    except variants.UsageError as exc:
+        parser.error(str(exc))
+    if not args.source.exists():
+        parser.error(f"{args.source}: no such file or folder")
+    if args.source.resolve() == args.out.resolve() or args.source.resolve() in args.out.resolve().parents:
+        parser.error("the output folder must not be inside the download")
+    try:
+        lines = collect(args.source, rows, args.lms, args.out, args.max_notebook_size)
+    except CollectError as exc:
+        print(f"collect: {exc} Nothing was written.", file=sys.stderr)
+        return 2
+    print("\n".join(lines))
+    return 0
+

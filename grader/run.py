@@ -16,7 +16,7 @@ from pathlib import Path
 
 from grader import sandbox
 from grader.common import ROOT, bounded, fence
-from grader.find import identify, load_editions, plan
+from grader.find import identify, load_editions, notebook_seeds, plan
 from grader.judge import authorship, run_check, variant_decisions, variant_message, with_authorship
 from grader.source import read as read_code
 from grader.kernel import AGENT_SOURCE, KernelLink, KernelRunner
@@ -42,7 +42,7 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
     variants = variants or {"mine": {}, "owners": {}, "keyed": False}
 
     editions = load_editions(editions_dir)
-    if limits.get("assignment"):  # an instructor's own homework (grade.py --assignment)
+    if limits.get("assignment"):  # an instructor's own homework (grade --assignment)
         from grader import assignment
 
         editions = assignment.editions(limits["assignment"])
@@ -112,9 +112,8 @@ def run_one(submission, page_expected, editions_dir, limits, target, unsafe=Fals
     own_folder = "checks_edition" not in limits
     checks_edition = Path(tempfile.mkdtemp(prefix="gm-checks-") if own_folder else limits["checks_edition"])
     os.chmod(checks_edition, 0o755)  # readable by the sandbox's user
-    import variants as handouts
 
-    found = handouts.notebook_seeds(nb)  # the numbers of a seed in the notebook print as usual (0 points)
+    found = notebook_seeds(nb)  # the numbers of a seed in the notebook print as usual (0 points)
     _checks_sandbox.write_edition(checks_edition, {label: [0, seed, found.get(label, 0)]
                                                    for label, (seed, _, _) in decided.items()})
     limits = dict(limits, overlays=[(str(checks_edition), str(ROOT / "lib" / "checks"))])

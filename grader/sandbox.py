@@ -1,6 +1,6 @@
 """One student's kernel in a sandbox: bubblewrap for what it sees, cgroups for what it uses.
 
-Used by the grader (``tools/grader/``).  A :class:`Sandbox` starts an IPython kernel
+Used by the grader (``grader/``).  A :class:`Sandbox` starts an IPython kernel
 
 * as a host user that owns nothing, ``gm-sandbox`` (made by
   ``tools/install_sandbox.sh``), never as the grader's root: the process that

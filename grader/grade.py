@@ -1,4 +1,54 @@
-"""The command line: grade the whole class (``tools/grade.py``, ``make grade``)."""
+"""Grade a folder of homework notebooks: each runs sealed off, and is judged where its code never ran.
+
+    python -m grader grade SUBMISSIONS [--out OUT] [-j 2] [--chapter PAGE] [--force] [--key KEY [--roster CSV]]
+    make grade SUBMISSIONS=dir [KEY=course.key] [ROSTER=roster.csv] [OUT=dir]
+
+Every ``.ipynb`` in SUBMISSIONS is one student's notebook (the file name
+without ``.ipynb`` is the student id); a folder may mix chapters.  For each,
+the grader
+
+1. refuses files over ``--max-notebook-size`` before reading them, then finds
+   which page of the book the notebook is the student edition of (its
+   ``genmodels.page`` metadata, confirmed by its cells' ids);
+2. runs the submission's code cells, top to bottom, in a fresh IPython kernel
+   inside a sandbox (``grader/sandbox.py``: bubblewrap, cgroups and seccomp; no network,
+   no view of the submissions, the output, the book's sources or the other
+   kernels; memory, processes, CPU and a private ``/tmp`` bounded; every
+   process killed at the end), with a time limit per cell and per notebook;
+3. at each check cell of the student edition (``student/<page>.ipynb``, the
+   submission's own copy is ignored), calls the check of ``lib.checks`` *in
+   the grading process*, with its own NumPy: the student's answer is a proxy
+   that forwards each call to the kernel over the kernel's messaging and gets
+   back plain data (numbers, strings, lists, dicts, NumPy arrays as ``.npy``),
+   or the name and message of the exception the answer raised
+   (``grader/wire.py``, ``grader/agent.py``).  Nothing the kernel
+   prints is read; points come from the student edition only.
+
+With ``--key`` (``make grade SUBMISSIONS=dir KEY=course.key``) the exercises
+that have variants are judged against the student's own numbers: the grader
+recomputes the student's seeds from the key and the student id (and the
+re-rolls beside the key), never reads them from the notebook, and gives 0 to a
+variant exercise whose variant cell holds another seed, naming the student it
+was handed out to (``grader/variants.py``; ``OUT/variants.csv`` lists every
+such pair).  Without ``--key`` every variant exercise is judged at the book's
+variant 0.
+
+It writes ``OUT/grades.csv`` (one row per submission: student, chapter, one
+column per exercise label, total, max), ``OUT/feedback/<student>.md`` and
+``.html`` (the page links each exercise to the web book), and
+``OUT/results/<student>.json`` (which make a re-run skip that student unless
+``--force``), prints a progress bar, the pass rate of every exercise and
+whether the submissions folder is unchanged (hashes before and after).
+With ``--roster`` and ``--lms canvas|moodle|gradescope`` it also writes
+``OUT/<lms>.csv``, one row per roster student; ``--student s01[,s02]``
+grades only those again and rewrites the tables from all results, every
+LMS file already in OUT included (the guide/grade_book.md, "The grade book").  A folder
+from ``make collect`` (``collected.csv``) also gets ``OUT/canvas-feedback.zip``
+or ``OUT/moodle-feedback.zip``, the HTML pages named for the LMS's bulk upload.
+A folder none of whose notebooks is what the run grades (an assignment's
+without ``--assignment``) is refused before anything is graded.  What
+the sandbox is and is not: the guide/grading.md, "Teaching with this book".
+"""
 
 from __future__ import annotations
 
@@ -11,7 +61,6 @@ import sys
 import time
 from pathlib import Path
 
-import grader
 from grader import collect, feedback_html, lms, sandbox, upload
 from grader.common import DEFAULTS, EDITIONS, ROOT, escape, parse_size
 from grader.find import find_submissions, fingerprint, load_editions, title_of, wrong_kind
@@ -20,8 +69,8 @@ from grader.report import (_progress, feedback, handout_pairs, summary, validate
 from grader.run import _grade_in_subprocess, _pool_context
 
 def build_parser():
-    """The command line of tools/grade.py."""
-    parser = argparse.ArgumentParser(description=grader.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    """The command line of ``python -m grader grade`` (``make grade``)."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("submissions", type=Path, help="folder of .ipynb files, one per student")
     parser.add_argument("--out", type=Path, default=Path("grades"), help="output folder (default: grades)")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
@@ -97,7 +146,7 @@ def main(argv=None):
         parser.error(f"{args.submissions} is not a folder")
     if args.out == args.submissions or args.submissions in args.out.parents:
         parser.error("the output folder must not be inside the submissions folder")
-    import variants as handouts
+    from grader import variants as handouts
 
     homework = None
     if args.assignment:  # issue 39: loaded (and its variants registered) before the key's seeds are computed
@@ -133,7 +182,7 @@ def main(argv=None):
     for secret in [*secrets, *([args.roster.resolve()] if args.roster else [])]:
         tightened = _owner_only(secret)
         if tightened:
-            print(f"grade.py: {escape(str(secret))} was readable by other users of this machine: made readable "
+            print(f"grade: {escape(str(secret))} was readable by other users of this machine: made readable "
                   "by its owner only (chmod go=)", file=sys.stderr)
     # hidden by path from every kernel, should they lie inside a folder the sandbox binds
     limits = limits_for(args, [args.submissions, args.out, ROOT / "chapters", *secrets,
@@ -143,7 +192,7 @@ def main(argv=None):
         limits["assignment"] = str(args.assignment)
     problem = sandbox.probe(ROOT, limits)
     if problem and not args.unsafe_no_sandbox:
-        print(f"grade.py: cannot sandbox the students' kernels on this machine: {problem}.\n"
+        print(f"grade: cannot sandbox the students' kernels on this machine: {problem}.\n"
               "Refusing to run student code unconfined. --unsafe-no-sandbox runs it anyway, without the "
               "sandbox (read the guide/grading.md, for what that loses).", file=sys.stderr)
         return 2
@@ -182,7 +231,7 @@ def main(argv=None):
     book_url = None if args.assignment else _book_url()  # an assignment is not a page of the web book
     jobs = max(1, args.jobs)
     if not args.unsafe_no_sandbox and jobs > sandbox.slots():  # one host user per kernel graded at once
-        print(f"grade.py: -j {jobs}: this machine has {sandbox.slots()} sandbox user(s) "
+        print(f"grade: -j {jobs}: this machine has {sandbox.slots()} sandbox user(s) "
               f"({sandbox.SANDBOX_USER}, {sandbox.SANDBOX_USER}1, ...; tools/install_sandbox.sh makes "
               f"{sandbox.MAX_SLOTS}): grading {sandbox.slots()} at a time", file=sys.stderr)
         jobs = sandbox.slots()
@@ -239,7 +288,7 @@ def main(argv=None):
             path = lms.write_lms(fmt, ordered, roster_rows, editions, args.out, args.lms_columns,
                                  args.lms_assignment, extra_columns=extra)
         except Exception as exc:  # noqa: BLE001 - one file of the grade book, never the class's grades
-            print(f"grade.py: {fmt}: the LMS file could not be written ({type(exc).__name__}: "
+            print(f"grade: {fmt}: the LMS file could not be written ({type(exc).__name__}: "
                   f"{escape(str(exc), 300)}); grades.csv has every row", file=sys.stderr)
             continue
         print(f"{fmt}: {path} ({len(roster_rows)} roster student(s))")
@@ -256,7 +305,7 @@ def main(argv=None):
     try:
         print("\n".join(write_similarity(submissions, results, editions, args.out, limits["max_notebook_size"])))
     except Exception as exc:  # noqa: BLE001 - the comparison of answers, never the class's grades
-        print(f"grade.py: the similarity report could not be written ({type(exc).__name__}: "
+        print(f"grade: the similarity report could not be written ({type(exc).__name__}: "
               f"{escape(str(exc), 300)}); grades.csv has every row", file=sys.stderr)
     after = fingerprint(args.submissions)
     if after == before:
@@ -311,7 +360,7 @@ def _write_feedback(result, feedback_dir):
         (feedback_dir / f"{result['student']}.md").write_text(feedback(result), encoding="utf-8")
     except Exception as exc:  # noqa: BLE001 - one student's file, never the class
         result["notes"].append(f"The grader could not write this feedback file ({type(exc).__name__}).")
-        print(f"grade.py: no Markdown feedback for {escape(result['student'], 200)} ({type(exc).__name__}: "
+        print(f"grade: no Markdown feedback for {escape(result['student'], 200)} ({type(exc).__name__}: "
               f"{escape(str(exc), 200)}); its row is in grades.csv", file=sys.stderr)
 
 
@@ -320,7 +369,7 @@ def _write_html(result, feedback_dir, book_url):
     try:
         feedback_html.write(result, feedback_dir, book_url)
     except Exception as exc:  # noqa: BLE001 - one student's page, never the class
-        print(f"grade.py: no HTML feedback for {escape(result['student'], 200)} ({type(exc).__name__}: "
+        print(f"grade: no HTML feedback for {escape(result['student'], 200)} ({type(exc).__name__}: "
               f"{escape(str(exc), 200)}; the Markdown feedback has it all)", file=sys.stderr)
 
 

@@ -7,27 +7,47 @@ an :class:`AssignmentError` that says what to fix, before anything is written.  
 * :func:`student_notebook`: statements, starters, variant and check cells, and the public checks carried
   in one cell (so the check cells work on Colab or Binder with that file alone); no solution, nothing of
   ``hidden_checks.py``; held to the book's validation of student editions (``tools/student.py``);
-* :func:`key_notebook`: the same with the solutions in the starters' place (``tools/assignment.py``
+* :func:`key_notebook`: the same with the solutions in the starters' place (:func:`build`
   executes it and fails unless every public and hidden check passes);
-* :func:`editions`: the grader's view of it (``grade.py --assignment``), and :func:`judge`: an exercise
-  earns its points only when its public *and* its hidden check pass, both run here on the kernel's plain
-  data as the book's checks are (``grader.judge.run_check``).
+* :func:`editions`: the grader's view of it (``python -m grader grade --assignment``), and
+  :func:`judge`: an exercise earns its points only when its public *and* its hidden check pass, both
+  run here on the kernel's plain data as the book's checks are (``grader.judge.run_check``).
 
-The sandbox never sees the assignment's folder (``grader.cli`` hides it by path, should it lie inside a
+The sandbox never sees the assignment's folder (``grader.grade`` hides it by path, should it lie inside a
 folder the sandbox binds); the feedback gives a hidden check's message with the text a submission put
 in an exception removed, so no answer can carry the hidden inputs out.
+
+The command line (``make assignment SRC=path/to/hw1.md``) builds it:
+
+    python -m grader assignment path/to/hw1.md [--out path/to/build]
+
+writes, under ``path/to/build/`` (or ``--out``), ``hw1.ipynb``, the student notebook (with the set-up
+cell that installs ``lib``: PyPI's release, or else the wheel on the book's site), and ``hw1.key.ipynb``,
+the answer key, executed: each solution in its starter's place.  The key is executed first, in a kernel
+of its own in a temporary folder, with every public and every hidden check run after its check cell:
+unless all pass, nothing is written and the message names the check.  Hand the student notebook out as
+it is, or with per-student variants (``make handout ROSTER=... KEY=... ASSIGNMENT=path/to/hw1.md``);
+grade with ``make grade SUBMISSIONS=dir ASSIGNMENT=path/to/hw1.md``.
+
+To run ``hw1.md`` itself in Jupyter while writing it (Jupytext opens it as a notebook), put the line
+``import checks`` in a code cell above the first check cell: ``checks.py`` lies beside the page.  Both
+notebooks leave that line out; there the cell that carries the public checks defines ``checks``.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import hashlib
 import importlib.util
+import json
 import re
+import sys
+import tempfile
 import types
 from pathlib import Path
 
-from grader import common  # noqa: F401 - puts tools/ (book, student, variants) on sys.path
+from grader import common  # noqa: F401 - puts tools/ (book, student) and the checkout's lib on sys.path
 
 MODULE = "checks"  # a check cell of an assignment calls checks.<name>(...)
 CARRIER = "assignment-checks"  # the id and tag of the cell that carries the public checks
@@ -184,7 +204,7 @@ def load(md):
                 raise AssignmentError(f"{where}: exercise {label} has two check cells; keep one.")
             exercises[label]["check"] = {"id": cell.id, "name": name, "args": args, "kwargs": kwargs}
         elif "variant" in tags:
-            from variants import VARIANT_CALL  # what the handout personalises (tools/variants.py)
+            from lib.checks._variants import VARIANT_CALL  # what the handout personalises (grader/variants.py)
 
             used_labels = [m["label"] for m in VARIANT_CALL.finditer(cell.source)]
             if not used_labels:
@@ -480,3 +500,105 @@ def split_message(status, message):
     if message.startswith(HIDDEN_FAILED):
         return ("passed", "passed."), (status, message[len(HIDDEN_FAILED):])
     return (status, message), (status, message)  # nothing ran (a dead kernel, a variant cell): both say why
+
+
+# ------------------------------------------------------------- building --
+
+MARK = "GM-VERIFY "
+
+
+def _verify_cells(hw):
+    """{check cell id: cell} that run the exercise's public and hidden checks and print their results."""
+    import nbformat
+
+    loader = ("import importlib.util as _gm_util, json as _gm_json\n"
+              "def _gm_report(label, kind, result):\n"
+              f"    print({MARK!r} + _gm_json.dumps([label, kind, result.status, result.message]))\n")
+    hidden = hw.md.parent / "hidden_checks.py"
+    if hw.hidden:
+        loader += (f"_gm_spec = _gm_util.spec_from_file_location('gm_hidden_checks', {str(hidden)!r})\n"
+                   "_gm_hidden = _gm_util.module_from_spec(_gm_spec)\n"
+                   "_gm_spec.loader.exec_module(_gm_hidden)\n")
+    cells = {CARRIER: nbformat.v4.new_code_cell(loader, id="verify-loader")}
+    for label, ex in hw.exercises.items():
+        check = ex["check"]
+        args = ", ".join([*check["args"], *(f"{k}={v}" for k, v in check["kwargs"].items())])
+        source = f"_gm_report({label!r}, 'public', checks.{check['name']}({args}))\n"
+        if label in hw.hidden:
+            source += f"_gm_report({label!r}, 'hidden', _gm_hidden.{hw.hidden[label].__name__}({args}))\n"
+        cells[check["id"]] = nbformat.v4.new_code_cell(source, id=f"verify-{check['id']}")
+    return cells
+
+
+def execute_key(hw, timeout=600):
+    """The answer key, executed; AssignmentError naming the first check it does not pass."""
+    import nbclient
+    import nbformat
+
+    key = key_notebook(hw)
+    extra = _verify_cells(hw)
+    run = nbformat.v4.new_notebook(metadata=key.metadata)
+    for cell in key.cells:
+        run.cells.append(cell)
+        if cell.get("id") in extra:
+            run.cells.append(extra[cell.id])
+    with tempfile.TemporaryDirectory(prefix="gm-answer-key-") as where:
+        client = nbclient.NotebookClient(run, timeout=timeout, kernel_name="python3",
+                                         resources={"metadata": {"path": where}})
+        try:
+            client.execute()
+        except nbclient.exceptions.CellExecutionError as exc:
+            raise AssignmentError(f"{hw.md.name}: the answer key stopped with an error: "
+                                  f"{str(exc).strip().splitlines()[-1]}") from None
+    results = {}
+    for cell in run.cells:
+        for output in cell.get("outputs", []):
+            for line in output.get("text", "").splitlines() if output.get("name") == "stdout" else []:
+                if line.startswith(MARK):
+                    label, kind, status, message = json.loads(line[len(MARK):])
+                    results[(label, kind)] = (status, message)
+    for label, ex in hw.exercises.items():
+        for kind in ("public", "hidden") if label in hw.hidden else ("public",):
+            status, message = results.get((label, kind), ("not run", "the check did not report"))
+            if status != "passed":
+                name = f"checks.{ex['check']['name']}" if kind == "public" else \
+                    f"hidden_checks.{hw.hidden[label].__name__}"
+                raise AssignmentError(f"{hw.md.name}: the solution of {label} fails its {kind} check {name}: "
+                                      f"{message}")
+    key.cells = [c for c in run.cells if not c.get("id", "").startswith("verify-")]
+    for cell in key.cells:  # the same bytes at every build of the same page
+        cell.metadata.pop("execution", None)
+    return key
+
+
+def build(src, out=None):
+    """Check ``src``, execute its key, then write the two notebooks; returns their paths."""
+    import nbformat
+
+    hw = load(src)
+    student = student_notebook(hw)
+    key = execute_key(hw)
+    out = Path(out) if out else hw.md.parent / "build"
+    out.mkdir(parents=True, exist_ok=True)
+    paths = out / f"{hw.name}.ipynb", out / f"{hw.name}.key.ipynb"
+    nbformat.write(student, paths[0])
+    nbformat.write(key, paths[1])
+    return hw, paths
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("src", type=Path, help="the assignment's page, path/to/hw1.md")
+    parser.add_argument("--out", type=Path, help="output folder (default: build/ beside the page)")
+    args = parser.parse_args(argv)
+    try:
+        hw, (student, key) = build(args.src, args.out)
+    except AssignmentError as exc:
+        print(f"assignment: {exc}\nNothing was written.", file=sys.stderr)
+        return 2
+    hidden = sum(label in hw.hidden for label in hw.exercises)
+    print(f"{len(hw.exercises)} exercise(s), {hidden} with a hidden check"
+          + (f", {len(hw.variants)} with variants" if hw.variants else "") + ": every solution passes "
+          f"every check.\nstudent notebook: {student}\nanswer key (keep it private): {key}")
+    return 0
+

@@ -8,8 +8,8 @@ import unicodedata
 import sys
 from pathlib import Path
 
-TOOLS = Path(__file__).resolve().parents[1]
-ROOT = TOOLS.parent
+ROOT = Path(__file__).resolve().parents[1]
+TOOLS = ROOT / "tools"  # the book's readers the grader uses: book.py (sources, config), student.py (editions)
 EDITIONS = ROOT / "student"
 for _path in (str(ROOT), str(TOOLS)):  # the grading process judges with this checkout's lib
     if _path not in sys.path:

@@ -103,13 +103,13 @@ def variant_decisions(nb, edition, variants):
     """{exercise: (expected seed, verdict, owner)} for the variant exercises of ``edition``.
 
     ``variants`` is {"mine": {exercise: seed}, "owners": {exercise: {seed: student}}, "keyed": bool};
-    the notebook's seeds are read from its cells, never run (tools/variants.notebook_seeds).
+    the notebook's seeds are read from its cells, never run (grader.find.notebook_seeds).
     """
     from lib.checks import _variants
 
-    import variants as handouts
+    from grader.find import notebook_seeds
 
-    found = handouts.notebook_seeds(nb)
+    found = notebook_seeds(nb)
     out = {}
     for check in edition["checks"]:
         label = check["exercise"]

@@ -1,10 +1,10 @@
 """Per-student variants: a course key, one handout folder per student, re-rolls.
 
-    python tools/variants.py key KEY                         # make course-key KEY=course.key
-    python tools/variants.py handout --roster CSV --key KEY [--out handout] [--assignment path/to/hw1.md]
+    python -m grader variants key KEY                        # make course-key KEY=course.key
+    python -m grader variants handout --roster CSV --key KEY [--out handout] [--assignment path/to/hw1.md]
                                                              # make handout ROSTER=roster.csv KEY=course.key
-    python tools/variants.py reroll --key KEY --student ID --exercise LABEL [--reason TEXT]
-    python tools/variants.py show --roster CSV --key KEY     # every student's numbers, for the instructor
+    python -m grader variants reroll --key KEY --student ID --exercise LABEL [--reason TEXT]
+    python -m grader variants show --roster CSV --key KEY    # every student's numbers, for the instructor
     (handout, reroll and show take --assignment path/to/hw1.md for an instructor's own homework)
 
 An exercise whose answer is a number has a variant cell,
@@ -26,7 +26,6 @@ guide/variants.md, tells the whole procedure.
 from __future__ import annotations
 
 import argparse
-import ast
 import csv
 import os
 import re
@@ -34,12 +33,9 @@ import secrets
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-EDITIONS = ROOT / "student"
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from grader.common import EDITIONS  # and this checkout's lib on sys.path
 
-from lib.checks import _variants  # noqa: E402  (after the path: tools run from any folder)
+from lib.checks import _variants  # noqa: E402  (after grader.common: the checkout's lib, from any folder)
 
 OVERRIDE_COLUMNS = ["student", "exercise", "seed", "reason", "reroll"]
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -257,39 +253,6 @@ def personalise(nb, student_seeds):
     return done
 
 
-def notebook_seeds(nb):
-    """{exercise: seed} read (never run) from the variant calls in a notebook's code cells.
-
-    The value is None when the notebook's cells disagree or the seed is not a
-    plain whole number (a changed variant cell).
-    """
-    found = {}
-    for cell in nb.get("cells", []):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source")
-        source = "".join(source) if isinstance(source, list) else source
-        if not isinstance(source, str) or "variant" not in source or len(source) > 100_000:
-            continue
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue
-        for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and ast.unparse(node.func) in ("lib.checks.variant", "variant")):
-                continue
-            if not node.args or not isinstance(node.args[0], ast.Constant) or not isinstance(node.args[0].value, str):
-                continue
-            label = node.args[0].value
-            given = [k.value for k in node.keywords if k.arg == "seed"] or node.args[1:2]
-            value = given[0].value if given and isinstance(given[0], ast.Constant) else (0 if not given else None)
-            value = value if isinstance(value, int) and not isinstance(value, bool) else None
-            if label in found and found[label] != value:
-                value = None
-            found[label] = value
-    return found
-
-
 def handout(roster, key_path, out, editions=EDITIONS):
     """Write ``out/<student>/<page>.ipynb`` for every student of ``roster``.
 
@@ -326,9 +289,7 @@ def _cmd_key(args):
 
 
 def _assignment(md):
-    """An instructor's own homework (issue 39, tools/grader/assignment.py), its variants registered here."""
-    if str(ROOT / "tools") not in sys.path:
-        sys.path.insert(0, str(ROOT / "tools"))
+    """An instructor's own homework (issue 39, grader/assignment.py), its variants registered here."""
     from grader import assignment
 
     try:
@@ -423,10 +384,7 @@ def main(argv=None):
     try:
         args.run(args)
     except UsageError as exc:
-        print(f"variants.py: {exc}", file=sys.stderr)
+        print(f"variants: {exc}", file=sys.stderr)
         return 2
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -53,6 +53,39 @@ def find_submissions(folder):
                                 regular))
     return found
 
+def notebook_seeds(nb):
+    """{exercise: seed} read (never run) from the variant calls in a notebook's code cells.
+
+    The value is None when the notebook's cells disagree or the seed is not a
+    plain whole number (a changed variant cell).
+    """
+    found = {}
+    for cell in nb.get("cells", []):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source")
+        source = "".join(source) if isinstance(source, list) else source
+        if not isinstance(source, str) or "variant" not in source or len(source) > 100_000:
+            continue
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and ast.unparse(node.func) in ("lib.checks.variant", "variant")):
+                continue
+            if not node.args or not isinstance(node.args[0], ast.Constant) or not isinstance(node.args[0].value, str):
+                continue
+            label = node.args[0].value
+            given = [k.value for k in node.keywords if k.arg == "seed"] or node.args[1:2]
+            value = given[0].value if given and isinstance(given[0], ast.Constant) else (0 if not given else None)
+            value = value if isinstance(value, int) and not isinstance(value, bool) else None
+            if label in found and found[label] != value:
+                value = None
+            found[label] = value
+    return found
+
+
 _EDITIONS_CACHE = {}
 
 
@@ -254,7 +287,7 @@ def wrong_kind(submissions, editions, expected, grading_assignment, max_size):
     shown = escape(page, 100)
     if is_assignment and not grading_assignment:
         return (f"{first} is the notebook of the homework {shown}, an instructor's own assignment (its metadata "
-                f"says so): grade it with ASSIGNMENT=path/to/{shown}.md (tools/grade.py --assignment "
+                f"says so): grade it with ASSIGNMENT=path/to/{shown}.md (python -m grader grade --assignment "
                 f"path/to/{shown}.md). Nothing was graded.")
     if grading_assignment and not is_assignment:
         return (f"{first} is the notebook of the book's page {shown}, not of the assignment {escape(expected, 100)}: "
