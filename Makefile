@@ -194,11 +194,16 @@ bench: $(STAMP)
 # The grade book (guide/grade_book.md, "The grade book"): LMS=canvas|moodle|gradescope (with ROSTER) writes OUT/<lms>.csv,
 # LMS_COLUMNS=exercise one column per exercise; STUDENT=s01[,s02] grades only those again.
 GRADE_BOOK_ARGS = $(if $(LMS),--lms "$(LMS)") $(if $(LMS_COLUMNS),--lms-columns "$(LMS_COLUMNS)") $(if $(LMS_ASSIGNMENT),--lms-assignment "$(LMS_ASSIGNMENT)") $(if $(STUDENT),--student "$(STUDENT)")
+# FROM=download.zip (with ROSTER= and LMS=, one LMS) collects the LMS's download into OUT/submissions first
+# (make collect), then grades that folder; grade it again with SUBMISSIONS=OUT/submissions.
 OUT ?= grades
+GRADED = $(if $(FROM),$(OUT)/submissions,$(SUBMISSIONS))
 grade: $(STAMP)
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [KEY=course.key] [ROSTER=roster.csv] [OUT=folder] [GRADE_ARGS=...]"; exit 2; }
+	@test -n "$(SUBMISSIONS)$(FROM)" -a -z "$(and $(SUBMISSIONS),$(FROM))" || { echo "usage: make grade SUBMISSIONS=folder [KEY=course.key] [ROSTER=roster.csv] [OUT=folder] [GRADE_ARGS=...]"; echo "   or: make grade FROM=download.zip ROSTER=roster.csv LMS=canvas|moodle|gradescope [OUT=folder] ... (collects into OUT/submissions first)"; exit 2; }
+	@test -z "$(FROM)" -o \( -n "$(ROSTER)" -a -n "$(LMS)" \) || { echo "make grade FROM=...: ROSTER= and LMS= say whose notebooks the download holds"; exit 2; }
 	@bash tools/install_sandbox.sh
-	$(PY) -m grader grade "$(SUBMISSIONS)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(GRADE_BOOK_ARGS) $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(GRADE_ARGS)
+	$(if $(FROM),$(PY) -m grader collect --from "$(FROM)" --roster "$(ROSTER)" --lms "$(LMS)" --out "$(GRADED)")
+	$(PY) -m grader grade "$(GRADED)" --out "$(OUT)" $(if $(KEY),--key "$(KEY)") $(if $(ROSTER),--roster "$(ROSTER)") $(GRADE_BOOK_ARGS) $(if $(ASSIGNMENT),--assignment "$(ASSIGNMENT)") $(GRADE_ARGS)
 
 # Submissions in from the LMS (guide/grade_book.md, "The grade book"): the zip that Canvas's "Download Submissions",
 # Moodle's "Download all submissions" or Gradescope's "Export Submissions" gives -> OUT/<student>.ipynb

@@ -285,11 +285,25 @@ def _worker(submission, target, chapter, editions_dir, limits, unsafe, variants=
 
 
 def _pool_context():
-    """A fork server that has imported lib.checks, the editions and the sandbox once for all workers."""
+    """A fork server that has imported lib.checks, the editions and the sandbox once for all workers.
+
+    Python 3.11's fork server imports its preload with the folder it starts in as its path, not the
+    grader's ``sys.path`` (it is handed over and ignored): started elsewhere, ``grader.preload`` was not
+    found (silently: each worker then imported everything itself) or, worse, was whatever ``grader``
+    that folder holds.  So it starts here, in the checkout's top folder, once; its workers are handed
+    absolute paths only.
+    """
     import multiprocessing
+    from multiprocessing import forkserver
 
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["grader.preload"])
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        forkserver.ensure_running()
+    finally:
+        os.chdir(here)
     return ctx
 
 

@@ -410,6 +410,22 @@ def test_relative_paths_from_the_command_line_and_make(tmp_path):
     assert rows["a"]["total"] == rows["a"]["max"] == str(len(_labels(CH2)))
 
 
+def test_a_grader_folder_where_the_command_runs_is_never_imported(tmp_path):
+    """The fork server imports the grader's stages once for every worker: from this checkout, never from a
+    folder named ``grader`` in the folder the command was run from (Python 3.11's fork server imports its
+    preload with the folder it starts in as its path)."""
+    (tmp_path / "class").mkdir()
+    nbformat.write(_solved(CH2), tmp_path / "class" / "a.ipynb")
+    decoy = tmp_path / "grader"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("")
+    for stage in ("preload", "run", "find"):
+        (decoy / f"{stage}.py").write_text(f"open({str(tmp_path / 'imported')!r}, 'a').write('{stage} ')\n")
+    rows, _ = _grade("class", "grades", cwd=tmp_path)
+    assert not (tmp_path / "imported").exists(), (tmp_path / "imported").read_text()
+    assert rows["a"]["total"] == rows["a"]["max"] == str(len(_labels(CH2)))
+
+
 def test_no_sandbox_means_refusal_unless_told(tmp_path):
     subs = tmp_path / "subs"
     subs.mkdir()

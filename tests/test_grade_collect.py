@@ -214,6 +214,21 @@ def test_make_collect_passes_its_options():
     assert '--from "d.zip" --roster "r.csv" --lms "moodle" --out "subs"' in line
 
 
+def test_make_grade_from_a_download_collects_first_and_refuses_half_its_options():
+    env = {**os.environ, "MAKEFLAGS": ""}
+    done = subprocess.run(["make", "-n", "--no-print-directory", "-o", ".venv/.installed", "grade", "FROM=d.zip",
+                           "ROSTER=r.csv", "LMS=canvas", "OUT=g"], capture_output=True, text=True, cwd=ROOT, env=env)
+    lines = done.stdout.splitlines()
+    first = next(i for i, line in enumerate(lines) if "-m grader collect" in line)
+    assert '--from "d.zip" --roster "r.csv" --lms "canvas" --out "g/submissions"' in lines[first]
+    assert '-m grader grade "g/submissions" --out "g"' in lines[first + 1] and '--lms "canvas"' in lines[first + 1]
+    for wrong in (["FROM=d.zip", "SUBMISSIONS=s"], ["FROM=d.zip", "ROSTER=r.csv"], ["FROM=d.zip", "LMS=canvas"], []):
+        refused = subprocess.run(["make", "--no-print-directory", "-o", ".venv/.installed", "grade", *wrong],
+                                 capture_output=True, text=True, cwd=ROOT, env=env)
+        assert refused.returncode == 2 and ("usage: make grade" in refused.stdout or "ROSTER= and LMS=" in
+                                            refused.stdout), (wrong, refused.stdout, refused.stderr)
+
+
 # ------------------------------------------------------- no silent zeros --
 
 def _refused(tmp_path, capsys, notebook_meta, *argv):
@@ -307,8 +322,13 @@ def classes(tmp_path_factory):
     (root / "canvas" / "s02.ipynb").write_text(_solved(), encoding="utf-8")  # graded again after a fix
     again = _grade(root / "canvas", root / "canvas-out", roster, "--lms", "canvas", "--student", "s02")
     moodle = _moodle_download(root / "moodle.zip", _solved(), _untouched())
-    assert collect.collect(moodle, _roster(root), "moodle", root / "moodle", MAX)
-    third = _grade(root / "moodle", root / "moodle-out", roster, "--lms", "moodle")
+    # collected and graded in one command: make grade FROM= (into OUT/submissions, then graded from there)
+    third = subprocess.run(["make", "--no-print-directory", "-o", ".venv/.installed", "grade", f"FROM={moodle}",
+                            f"ROSTER={roster}", "LMS=moodle", f"OUT={root / 'moodle-out'}", "GRADE_ARGS=-j 2"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=900, env={**os.environ, "MAKEFLAGS": ""})
+    assert third.returncode == 0, third.stdout[-2000:] + third.stderr[-3000:]
+    assert sorted(p.name for p in (root / "moodle-out" / "submissions").iterdir()) == [
+        "collected.csv", "s01.ipynb", "s02.ipynb"]
     return {"root": root, "first": first, "again": again, "third": third, "moodle_before": moodle_before}
 
 

@@ -23,24 +23,27 @@ import book  # noqa: E402  (tools/book.py)
 DASK_PAGE = ROOT / "chapters" / "04_4_em_at_scale.md"
 
 RUNNER = """
-import json, subprocess, sys
+import json, os, subprocess, sys, types
 calls = []
-subprocess.run = lambda args, **kwargs: calls.append([str(a) for a in args[3:]])
+def pip(args, **kwargs):  # records the call; exits as PIP_EXIT says (0: installed)
+    calls.append([str(a) for a in args[3:]])
+    return types.SimpleNamespace(returncode=int(os.environ["PIP_EXIT"]))
+subprocess.run = pip
 try:
     exec(compile(sys.stdin.read(), "set-up cell", "exec"), {})
-except ImportError as error:
-    print(json.dumps({"error": str(error), "calls": calls}))
+except (ImportError, RuntimeError) as error:
+    print(json.dumps({"error": str(error), "kind": type(error).__name__, "calls": calls}))
 else:
     print(json.dumps({"error": None, "calls": calls}))
 """
 
 
-def run_cell(md, where, site=False):
+def run_cell(md, where, site=False, pip_exit=0):
     """Run the set-up cell of ``md`` from folder ``where``; without ``site``, no site-packages
-    (so this venv's ``lib`` is not importable)."""
+    (so this venv's ``lib`` is not importable); pip, faked, exits with ``pip_exit``."""
     args = [sys.executable] + ([] if site else ["-S"]) + ["-c", RUNNER]
     proc = subprocess.run(args, input=book.bootstrap_source(md), cwd=where, capture_output=True,
-                          text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+                          text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "PIP_EXIT": str(pip_exit)})
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -57,6 +60,17 @@ def test_lib_missing_on_the_dask_page_installs_the_extra(tmp_path):
     out = run_cell(DASK_PAGE, tmp_path)
     assert out == {"error": None, "calls": [["install", "-q", f"genmodels-lib[dask]=={book.lib_version()}",
                                              *SITE]]}
+
+
+@pytest.mark.parametrize("md", [None, DASK_PAGE], ids=["plain", "dask"])
+def test_a_release_pip_cannot_find_stops_the_cell_with_what_to_do(tmp_path, md):
+    """Where neither PyPI nor the site has the release (a fork whose site is not yet published), pip's own
+    message is followed by one that names the release and the site and says whom to tell."""
+    out = run_cell(md, tmp_path, pip_exit=1)
+    release = out["calls"][0][2]
+    assert out["kind"] == "RuntimeError" and len(out["calls"]) == 1
+    assert f"could not install {release} " in out["error"] and book.wheels_url() in out["error"]
+    assert "tell whoever handed the notebook out" in out["error"] and "internet" in out["error"]
 
 
 def test_the_site_is_derived_from_the_repository_in_config(tmp_path, monkeypatch):

@@ -159,6 +159,24 @@ def test_the_set_up_cell_takes_pypis_release_where_there_is_one(tmp_path, wheel,
     _installed(python, purelib, tmp_path)
 
 
+def test_the_set_up_cell_says_what_to_do_where_neither_has_the_release(tmp_path, dependencies):
+    """A fork whose site is not published yet: pip finds the version nowhere, and the cell stops with pip's
+    message and then one that names the release and the site (a student reads what to do, not a traceback
+    of CalledProcessError)."""
+    site, empty = tmp_path / "site", tmp_path / "empty-index"
+    (site / "wheels").mkdir(parents=True)
+    (site / "wheels" / "index.html").write_text("<!DOCTYPE html><html><body></body></html>\n")
+    empty.mkdir()
+    python, _ = _fresh_venv(tmp_path / "venv", dependencies)
+    with site_wheel.serve(site) as (url, requests):
+        out = _run_cell(python, site_wheel.local_cell(_setup_cell(), url), empty.as_uri(), tmp_path)
+    assert out.returncode != 0 and requests == ["/wheels/"]
+    assert "No matching distribution found for genmodels-lib" in out.stderr, out.stderr[-2000:]
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"RuntimeError: pip could not install genmodels-lib=={VERSION} "), last
+    assert f"{url}/wheels/" in last and "tell whoever handed the notebook out" in last
+
+
 def test_the_cell_names_the_site_once_and_only_the_copy_changes():
     cell = book.bootstrap_source(None)
     local = site_wheel.local_cell(cell, "http://127.0.0.1:1234")

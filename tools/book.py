@@ -182,12 +182,23 @@ def bootstrap_source(md=None):
         "# pip takes PyPI's release where it exists, else the wheel on the book's site\n"
         f'book_site = "{wheels_url()}"\n'
     )
+    # pip says why it failed; the error under it says what a student can do about it
+    tail = (
+        "if need:\n"
+        '    pip = [sys.executable, "-m", "pip", "install", "-q", *need]\n'
+        '    if subprocess.run([*pip, "--find-links", book_site]).returncode:\n'
+        "        raise RuntimeError(\n"
+        "            f\"pip could not install {' '.join(need)} (its message is above). \"\n"
+        '            "If it found no such version, neither PyPI nor this book\'s site "\n'
+        '            f"({book_site}) has it yet: tell whoever handed the notebook out. "\n'
+        '            "Otherwise check that this runtime can reach the internet.")'
+    )
     if not extras:
         return head + (
+            "need = []\n"
             'if spec("lib") is None:\n'
-            '    subprocess.run([sys.executable, "-m", "pip", "install", "-q",\n'
-            f'                    "{release}", "--find-links", book_site], check=True)'
-        )
+            f'    need.append("{release}")\n'
+        ) + tail
     requirements = [r for extra in sorted(extras) for r in extras[extra]]
     modules = sorted({requirement_module(r) for r in requirements})
     module_test = " or ".join(f'spec("{m}") is None' for m in modules)
@@ -197,10 +208,7 @@ def bootstrap_source(md=None):
         f'    need.append("{release}")\n'
         f"elif {module_test}:\n"
         f"    need += {json.dumps(requirements)}\n"
-        "if need:\n"
-        '    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *need,\n'
-        '                    "--find-links", book_site], check=True)'
-    )
+    ) + tail
 
 
 # ---------------------------------------------------------------- notebooks --
