@@ -72,8 +72,10 @@ test: $(STAMP)
 # two threads on another CPU's kernels) only executes the committed notebooks, and the grader's
 # tests (GRADING_TESTS: they grade classes in the sandbox, most of pytest's time) read the
 # committed student editions and write under their own temporary folders.
+# (The mutation test and the similarity report's unit tests grade nothing: they run in the unit lane, which
+# on a fresh clone at 782dcd5 ended 1 min 46 s before this one.)
 GRADING_TESTS := $(sort $(wildcard tests/test_grade*.py)) tests/test_variants.py tests/test_shortcuts.py \
-  tests/test_mutation.py tests/test_sandbox_audit.py tests/test_similarity.py tests/test_assignment.py
+  tests/test_sandbox_audit.py tests/test_assignment.py
 test-lane-unit: $(STAMP)
 	@date +'test-lane-unit: started at %T'
 	$(THREADS) $(PY) -m pytest $(addprefix --ignore=,$(GRADING_TESTS))

@@ -6,10 +6,10 @@ from pathlib import Path
 
 COMMANDS = {  # command -> (module, what it does)
     "grade": ("grader.grade", "grade a folder of homework notebooks (make grade)"),
-    "collect": ("grader.collect", "an LMS's download -> one <student>.ipynb per roster student (make collect)"),
+    "collect": ("grader.collect", "an LMS's download -> a <student>.ipynb per roster student (make collect)"),
     "variants": ("grader.variants", "course key, handout folders, re-rolls (make course-key, make handout)"),
     "assignment": ("grader.assignment", "build an instructor's own homework (make assignment)"),
-    "gradescope": ("grader.gradescope", "Gradescope's autograder.zip, and its run_autograder (make gradescope)"),
+    "gradescope": ("grader.gradescope", "Gradescope's autograder.zip and its run_autograder (make gradescope)"),
 }
 
 
@@ -27,7 +27,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    if not __package__:  # run by path (python path/to/grader ...): the checkout's top folder holds the package,
+    if not __package__:  # run by path (python path/to/grader ...): the checkout's top folder has the package,
         here = Path(__file__).resolve().parent  # and the package's own folder is not a place to import from
         sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
         sys.path.insert(0, str(here.parent))

@@ -1,7 +1,8 @@
 """Collect: an LMS's download of a class's submissions -> one ``<student>.ipynb`` per roster student.
 
 ``make collect FROM=download.zip ROSTER=roster.csv LMS=canvas|moodle|gradescope OUT=folder`` (or
-``python -m grader collect --from ... --roster ... --lms ... --out ...``) reads the zip (or the folder it unpacked into) as the LMS wrote it, maps each
+``python -m grader collect --from ... --roster ... --lms ... --out ...``; ``make grade FROM=...`` collects,
+then grades) reads the zip (or the folder it unpacked into) as the LMS wrote it, maps each
 notebook to a roster student by the LMS's own identifiers, never by a guess, keeps the latest of several
 submissions, and writes ``OUT/<student>.ipynb`` and ``OUT/collected.csv`` (who, from which file, with the
 LMS's ids that the grader needs to name the feedback for upload: grader/upload.py). What it could not map

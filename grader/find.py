@@ -1,4 +1,5 @@
-"""Find: the student editions, which edition a submission is, and the steps of its run."""
+"""Find: the student editions, which edition a submission is, the seeds its variant cells hold, and the
+steps of its run."""
 
 from __future__ import annotations
 
@@ -52,6 +53,7 @@ def find_submissions(folder):
         found.append(Submission(Path(entry.path), student_id(Path(entry.name).stem), printable_name(entry.name),
                                 regular))
     return found
+
 
 def notebook_seeds(nb):
     """{exercise: seed} read (never run) from the variant calls in a notebook's code cells.
